@@ -1,0 +1,8 @@
+import type { Command } from 'commander';
+import type { CliIO } from '../io.js';
+
+/** A command module adds its subcommand to the program; `exit` records the command's exit code. */
+export type RegisterCommand = (program: Command, io: CliIO, exit: (code: number) => void) => void;
+
+/** Every command, in the order `--help` lists them. Add one line per new command file. */
+export const commandModules: RegisterCommand[] = [];

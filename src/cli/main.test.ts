@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { main } from './main.js';
+import { memoryIO } from './io.js';
+import { VERSION } from '../core/version.js';
+import { readFileSync } from 'node:fs';
+
+test('--version prints the package version and exits 0', async () => {
+  const io = memoryIO();
+  assert.equal(await main(['--version'], io), 0);
+  assert.equal(io.stdout().trim(), VERSION);
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(pkg.version, VERSION);
+});
+
+test('an unknown command exits 2 with a hint, no stack trace', async () => {
+  const io = memoryIO();
+  assert.equal(await main(['no-such-command'], io), 2);
+  assert.match(io.stderr(), /^error: /);
+  assert.doesNotMatch(io.stderr(), /at .*\.ts:\d+/);
+});

@@ -1,0 +1,75 @@
+/**
+ * The resolved description of one server launch: what lint's hazards reason about.
+ * Every fact keeps where it came from (file:line:col) so a finding can point at it.
+ * Producers: deployment/sources/* (launch files) + vllm-args.ts (argv emulation) +
+ * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
+ */
+import type { Located } from '../core/located.js';
+
+export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
+
+/** Where a launch was found: the kind of file and, for manifests, which object/container. */
+export interface LaunchSource {
+  file: string;
+  kind: 'argv' | 'shell' | 'kubernetes' | 'helm-production-stack' | 'kserve' | 'compose' | 'vllm-config' | 'guard';
+  /** e.g. "Deployment/gemma/container vllm", "services.vllm", "modelSpec[0]". */
+  object?: string;
+}
+
+export interface ModelFacts {
+  /** config.json path the facts were read from. */
+  source: string;
+  modelType?: string;
+  /** One entry per decoder layer, in order. */
+  layers: LayerKind[];
+  /** Sliding window in tokens (applies to the 'sliding' layers); undefined when there are none. */
+  window?: number;
+  /** Chunked-attention chunk size (Llama 4) — not a sliding window. */
+  chunkSize?: number;
+  /** KV cache dtype the checkpoint itself declares (vLLM follows it under --kv-cache-dtype auto). */
+  kvDtypeFromCheckpoint?: 'fp8_e4m3' | 'fp8_e5m2' | 'nvfp4';
+  /** Human-readable reason for kvDtypeFromCheckpoint, e.g. 'hf_quant_config.json: kv_cache_quant_algo "FP8"'. */
+  kvDtypeEvidence?: string;
+  /**
+   * Attention scales stored in the checkpoint (per layer, in layer order), when safetensors headers
+   * were read. `present` says whether the tensors exist at all; values only for small tensors.
+   * Absent entirely when no checkpoint was inspected: scales are then unknown, not 1.0.
+   */
+  scales?: {
+    present: { q: boolean; k: boolean; v: boolean };
+    q?: number[];
+    k?: number[];
+    v?: number[];
+  };
+  /** Notes for the user about how facts were derived (e.g. "Mistral: missing sliding_window means 4096"). */
+  notes: string[];
+}
+
+export interface GpuFacts {
+  /** Marketing or nvidia-smi name when known, e.g. "NVIDIA B200". */
+  name?: string;
+  /** Compute capability × 10 as an integer: 100 for 10.0 (B200), 103 for B300, 90 for H100/H200. */
+  sm: number;
+}
+
+export interface Deployment {
+  source: LaunchSource;
+  engine: 'vllm' | 'sglang';
+  /** Where the launch command starts (the `vllm` / `python` token). */
+  at?: Located<string>['at'];
+  /** The model argument (positional of `vllm serve`, or --model). */
+  model?: Located<string>;
+  /**
+   * Parsed vLLM arguments keyed by argparse dest (underscores: `kv_cache_dtype`, `speculative_config`).
+   * JSON-valued flags (speculative_config, attention_config, compilation_config …) hold the merged object,
+   * including dotted sub-keys. Booleans are true/false (`--no-x` → false). Last occurrence wins.
+   */
+  args: Map<string, Located<unknown>>;
+  /** Environment variables that reach the server process. */
+  env: Map<string, Located<string>>;
+  modelFacts?: ModelFacts;
+  gpu?: Located<GpuFacts>;
+  versions: { vllm?: Located<string>; flashinfer?: Located<string> };
+  /** Things the parser noticed that the user should know (ignored env vars, unknown values …). */
+  notes: Located<string>[];
+}
