@@ -102,7 +102,12 @@ test('array paths equal the scalar path, including NaN, inf, subnormals and view
 });
 
 test('property: bf16 rounding is monotone, idempotent and within half an ulp (relative 2^-8)', () => {
-  const f = fc.float({ noNaN: true, noDefaultInfinity: true, min: Math.fround(-3e38), max: Math.fround(3e38) });
+  const f = fc.float({
+    noNaN: true,
+    noDefaultInfinity: true,
+    min: Math.fround(-3e38),
+    max: Math.fround(3e38),
+  });
   fc.assert(
     fc.property(f, f, (x, y) => {
       const [a, b] = x <= y ? [x, y] : [y, x];

@@ -52,7 +52,10 @@ export function roundArrayToBf16(a: Float32Array): void {
 }
 
 /** float32 array → bf16 bit patterns (RNE, NaN → 0x7FC0). */
-export function f32ArrayToBf16Bits(a: Float32Array, out: Uint16Array = new Uint16Array(a.length)): Uint16Array {
+export function f32ArrayToBf16Bits(
+  a: Float32Array,
+  out: Uint16Array = new Uint16Array(a.length),
+): Uint16Array {
   checkSameLength(a.length, out.length);
   const u = new Uint32Array(a.buffer, a.byteOffset, a.length);
   for (let i = 0; i < u.length; i++) {
@@ -63,7 +66,10 @@ export function f32ArrayToBf16Bits(a: Float32Array, out: Uint16Array = new Uint1
 }
 
 /** bf16 bit patterns → float32 values (exact). */
-export function bf16BitsToF32Array(bits: Uint16Array, out: Float32Array = new Float32Array(bits.length)): Float32Array {
+export function bf16BitsToF32Array(
+  bits: Uint16Array,
+  out: Float32Array = new Float32Array(bits.length),
+): Float32Array {
   checkSameLength(bits.length, out.length);
   const u = new Uint32Array(out.buffer, out.byteOffset, out.length);
   for (let i = 0; i < bits.length; i++) u[i] = bits[i] << 16;

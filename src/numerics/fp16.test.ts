@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { f16BitsToF32, f16BitsToF32Array, f32ArrayToF16Bits, f32ToF16Bits, FP16_MAX, roundToF16 } from './fp16.js';
+import {
+  f16BitsToF32,
+  f16BitsToF32Array,
+  f32ArrayToF16Bits,
+  f32ToF16Bits,
+  FP16_MAX,
+  roundToF16,
+} from './fp16.js';
 import { f32Bits, f32FromBits } from './float-bits.js';
 
 const isF16Nan = (h: number) => (h & 0x7fff) > 0x7c00;

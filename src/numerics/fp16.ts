@@ -44,7 +44,10 @@ export function roundToF16(x: number): number {
 }
 
 /** float32 array → binary16 bit patterns. */
-export function f32ArrayToF16Bits(a: Float32Array, out: Uint16Array = new Uint16Array(a.length)): Uint16Array {
+export function f32ArrayToF16Bits(
+  a: Float32Array,
+  out: Uint16Array = new Uint16Array(a.length),
+): Uint16Array {
   if (out.length !== a.length) throw new RangeError(`length mismatch: ${a.length} in, ${out.length} out`);
   for (let i = 0; i < a.length; i++) out[i] = f32ToF16Bits(a[i]);
   return out;
@@ -61,8 +64,12 @@ function f16DecodeLut(): Float32Array {
 }
 
 /** binary16 bit patterns → float32 values (exact). */
-export function f16BitsToF32Array(bits: Uint16Array, out: Float32Array = new Float32Array(bits.length)): Float32Array {
-  if (out.length !== bits.length) throw new RangeError(`length mismatch: ${bits.length} in, ${out.length} out`);
+export function f16BitsToF32Array(
+  bits: Uint16Array,
+  out: Float32Array = new Float32Array(bits.length),
+): Float32Array {
+  if (out.length !== bits.length)
+    throw new RangeError(`length mismatch: ${bits.length} in, ${out.length} out`);
   const lut = f16DecodeLut();
   for (let i = 0; i < bits.length; i++) out[i] = lut[bits[i]];
   return out;

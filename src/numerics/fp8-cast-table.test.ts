@@ -3,7 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { encodeFp8FromF32Bits, FP8_E4M3_DECODE_LUT, FP8_E5M2_DECODE_LUT, type Fp8Format, type Fp8Mode } from './fp8.js';
+import {
+  encodeFp8FromF32Bits,
+  FP8_E4M3_DECODE_LUT,
+  FP8_E5M2_DECODE_LUT,
+  type Fp8Format,
+  type Fp8Mode,
+} from './fp8.js';
 import { f32ToBf16Bits } from './bf16.js';
 import { f32Bits, f32FromBits } from './float-bits.js';
 
@@ -58,7 +64,8 @@ test('special_table: 0 mismatches in every FP8 column', () => {
 
 test('special_table: the requested x is the float32 that was converted', () => {
   for (const row of table.special_table) {
-    const x = row.x === 'nan' ? NaN : row.x === 'inf' ? Infinity : row.x === '-inf' ? -Infinity : Number(row.x);
+    const x =
+      row.x === 'nan' ? NaN : row.x === 'inf' ? Infinity : row.x === '-inf' ? -Infinity : Number(row.x);
     assert.equal(f32Bits(x), Number.parseInt(row.bits, 16), row.x);
   }
 });
@@ -92,7 +99,12 @@ test('the exhaustive counts the sweeps reproduce are the ones recorded', () => {
   assert.equal(g.torch_cuda_e4m3_vs_sat.mismatch, 2 * finiteAbove464 + 2);
   assert.equal(g.torch_cuda_e4m3_vs_sat.by_class.overflow_ge448, 2 * finiteAbove464);
   const negativeNans = 0xffffffff - 0xff800000; // 0xFF800001 ..= 0xFFFFFFFF
-  for (const k of ['nv_e4m3_satfinite_vs_sat', 'nv_e4m3_nosat_vs_nosat', 'nv_e5m2_satfinite_vs_sat', 'nv_e5m2_nosat_vs_nosat']) {
+  for (const k of [
+    'nv_e4m3_satfinite_vs_sat',
+    'nv_e4m3_nosat_vs_nosat',
+    'nv_e5m2_satfinite_vs_sat',
+    'nv_e5m2_nosat_vs_nosat',
+  ]) {
     assert.equal(g[k].mismatch, negativeNans, k);
   }
   assert.equal(g.torch_cuda_e4m3_vs_nosat.mismatch, 0);

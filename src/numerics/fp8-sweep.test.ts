@@ -19,7 +19,14 @@ interface Counts {
 }
 
 function sweep(format: Fp8Format, bitsOf: (i: number) => number, n: number): Counts {
-  const c: Counts = { n, satfiniteVsSat: 0, torchVsNosat: 0, torchVsSat: 0, predictedSatfiniteVsSat: 0, predictedTorchVsSat: 0 };
+  const c: Counts = {
+    n,
+    satfiniteVsSat: 0,
+    torchVsNosat: 0,
+    torchVsSat: 0,
+    predictedSatfiniteVsSat: 0,
+    predictedTorchVsSat: 0,
+  };
   // Rounding limits as float32 magnitudes: torch differs from `sat` at or above them (±inf included).
   const overflowFrom = format === 'e4m3fn' ? 0x43e80001 : 0x47700000; // > 464 ; ≥ 61440
   for (let i = 0; i < n; i++) {

@@ -223,7 +223,10 @@ test('property: torch-cast is monotone below its rounding limit', () => {
   fc.assert(
     fc.property(inRange, inRange, fc.constantFrom(...formats), (x, y, format) => {
       const [a, b] = x <= y ? [x, y] : [y, x];
-      return decodeFp8(encodeFp8(a, format, 'torch-cast'), format) <= decodeFp8(encodeFp8(b, format, 'torch-cast'), format);
+      return (
+        decodeFp8(encodeFp8(a, format, 'torch-cast'), format) <=
+        decodeFp8(encodeFp8(b, format, 'torch-cast'), format)
+      );
     }),
     { numRuns: 3000 },
   );

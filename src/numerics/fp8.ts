@@ -180,7 +180,8 @@ export function dequantizeFp8(
   format: Fp8Format,
   out: Float32Array = new Float32Array(codes.length),
 ): Float32Array {
-  if (out.length !== codes.length) throw new RangeError(`length mismatch: ${codes.length} in, ${out.length} out`);
+  if (out.length !== codes.length)
+    throw new RangeError(`length mismatch: ${codes.length} in, ${out.length} out`);
   const lut = fp8DecodeLut(format);
   const s = Math.fround(scale);
   for (let i = 0; i < codes.length; i++) out[i] = lut[codes[i]] * s;
