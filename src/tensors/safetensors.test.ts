@@ -14,7 +14,7 @@ import {
   serializeSafetensors,
   writeSafetensors,
 } from './safetensors.js';
-import { makeTensor, tensorsBitEqual } from './tensor.js';
+import { makeTensor, tensorsBitEqual, type Tensor } from './tensor.js';
 import { countingSource } from './test-sources.js';
 
 function withTmp(fn: (dir: string) => void): void {
@@ -160,7 +160,7 @@ test('hostile headers are rejected with clear errors', () => {
 });
 
 test('the writer refuses inconsistent tensors and a "__metadata__" tensor name', () => {
-  const bad = { dtype: 'F32', shape: [3], data: new Float32Array(2) } as const;
+  const bad: Tensor = { dtype: 'F32', shape: [3], data: new Float32Array(2) };
   assert.throws(
     () => serializeSafetensors({ a: { ...bad, data: new Float32Array(2) } }),
     /needs 3 elements, data has 2/,
