@@ -1,0 +1,194 @@
+/**
+ * The engine step API: what generate, speculative decoding and a batching server build on.
+ *
+ *   const engine = new Engine(model, options);
+ *   const [a, b] = engine.forward([{ seqId: 1, tokens: prompt }, { seqId: 2, tokens: [t0, d1, d2] }]);
+ *   // a.logits: [prompt.length, V], b.logits: [3, V] — one row per new token
+ *   engine.rollback(2, len);   // drop rejected drafts
+ *   engine.release(1);         // free the sequence's cache
+ *
+ * Each call appends the new tokens to their sequences' KV cache and returns logits (and the
+ * pre-norm hidden state, for MTP) for every new row. As in vLLM's FlashInfer backend, a step is
+ * split into a decode slice (requests with the same, small query length — spec-as-decode when
+ * that length is > 1) and a prefill slice; the attention backend sees which slice it runs.
+ */
+import { UserError } from '../core/errors.js';
+import { smScale, windowLeft } from './config.js';
+import type { AttentionBackend, AttentionLayer, AttentionPhase, AttentionRequest } from './attention/backend.js';
+import type { KvCache, KvCacheSpec, KvDtype } from './kv-cache/cache.js';
+import { ContiguousKvCache } from './kv-cache/contiguous.js';
+import { PagedKvCache } from './kv-cache/paged.js';
+import { buildRopeTables, forward, RunState, type Model, type Precision } from './model.js';
+import type { RopeTable } from './ops.js';
+
+export interface EngineOptions {
+  precision: Precision;
+  kvDtype: KvDtype;
+  /** Tokens per KV block: 16, 32 or 64. */
+  pageSize: number;
+  cacheKind: 'paged' | 'contiguous';
+  /** Paged cache budget in blocks (default: 8 sequences of max_position_embeddings). */
+  numBlocks?: number;
+  backend: AttentionBackend;
+  /**
+   * Speculative tokens per step (k). Requests with up to 1 + k new tokens run on the decode path
+   * when the backend supports spec-as-decode (vLLM's reorder_batch_threshold); default 0.
+   */
+  numSpeculativeTokens?: number;
+}
+
+export interface StepRequest {
+  seqId: number;
+  tokens: readonly number[];
+}
+
+export interface StepResult {
+  seqId: number;
+  rows: number;
+  logits: Float32Array; // [rows, V]
+  hidden: Float32Array; // [rows, d] before the final norm
+  phase: AttentionPhase;
+}
+
+/**
+ * vLLM's split_decodes_and_prefills with require_uniform: requests with at most `threshold` new
+ * tokens and the same query length as the first such request form the decode slice; the rest prefill.
+ */
+export function splitDecodesAndPrefills(qLens: readonly number[], threshold: number): { decode: number[]; qLenPerReq: number; prefill: number[] } {
+  const first = qLens.findIndex((n) => n <= threshold);
+  const qLenPerReq = first < 0 ? 0 : qLens[first];
+  const decode: number[] = [];
+  const prefill: number[] = [];
+  qLens.forEach((n, i) => (first >= 0 && n === qLenPerReq ? decode : prefill).push(i));
+  return { decode, qLenPerReq, prefill };
+}
+
+export class Engine {
+  readonly cache: KvCache;
+  private readonly state: RunState;
+  private readonly rope: Map<number, RopeTable>;
+  private readonly decodeThreshold: number;
+
+  constructor(
+    readonly model: Model,
+    readonly options: EngineOptions,
+  ) {
+    const c = model.config;
+    const spec: KvCacheSpec = {
+      numLayers: c.numLayers,
+      numKvHeads: c.numKvHeads,
+      headDim: c.headDim,
+      dtype: options.kvDtype,
+      pageSize: options.pageSize,
+      scales: model.weights.scales.map((s) => ({ k: s.k, v: s.v })),
+    };
+    const numBlocks = options.numBlocks ?? 8 * Math.ceil(c.maxPositions / options.pageSize);
+    this.cache = options.cacheKind === 'paged' ? new PagedKvCache(spec, numBlocks) : new ContiguousKvCache(spec);
+    this.state = new RunState(c);
+    this.rope = buildRopeTables(c, options.precision);
+    const k = options.numSpeculativeTokens ?? 0;
+    this.decodeThreshold = options.backend.supportsSpecAsDecode ? 1 + k : 1;
+  }
+
+  length(seqId: number): number {
+    return this.cache.length(seqId);
+  }
+
+  /** Keep the first `len` tokens of a sequence (e.g. drop rejected drafts). */
+  rollback(seqId: number, len: number): void {
+    this.cache.truncate(seqId, len);
+  }
+
+  release(seqId: number): void {
+    this.cache.free(seqId);
+  }
+
+  forward(batch: readonly StepRequest[]): StepResult[] {
+    const c = this.model.config;
+    this.validate(batch);
+    const rows = batch.reduce((n, r) => n + r.tokens.length, 0);
+    const tokens = new Int32Array(rows), positions = new Int32Array(rows), seqIds = new Int32Array(rows);
+    const starts: number[] = [];
+    const before = batch.map((r) => this.cache.length(r.seqId));
+    try {
+      batch.forEach((req, i) => this.cache.extend(req.seqId, before[i] + req.tokens.length));
+    } catch (e) {
+      // out of blocks: leave every sequence as it was before this step
+      batch.forEach((req, i) => this.cache.length(req.seqId) > before[i] && this.cache.truncate(req.seqId, before[i]));
+      throw e;
+    }
+    let row = 0;
+    for (const [i, req] of batch.entries()) {
+      const start = before[i];
+      starts.push(row);
+      req.tokens.forEach((t, i) => {
+        tokens[row] = t;
+        positions[row] = start + i;
+        seqIds[row] = req.seqId;
+        row++;
+      });
+    }
+    const split = splitDecodesAndPrefills(
+      batch.map((r) => r.tokens.length),
+      this.decodeThreshold,
+    );
+    const decodePhase: AttentionPhase = { kind: 'decode', qLenPerReq: split.qLenPerReq };
+    const prefillPhase: AttentionPhase = { kind: 'prefill' };
+    const attend = (layer: number, q: Float32Array, out: Float32Array) => {
+      const params = this.layerParams(layer);
+      const group = (indices: number[]): AttentionRequest[] =>
+        indices.map((i) => ({
+          view: this.cache.view(layer, batch[i].seqId),
+          seqLen: this.cache.length(batch[i].seqId),
+          qLen: batch[i].tokens.length,
+          rowStart: starts[i],
+        }));
+      if (split.decode.length) this.options.backend.run(q, out, group(split.decode), params, decodePhase);
+      if (split.prefill.length) this.options.backend.run(q, out, group(split.prefill), params, prefillPhase);
+    };
+    const out = forward(this.model, this.state, { rows, tokens, positions, seqIds }, this.cache, attend, this.rope, this.options.precision);
+    const { vocabSize: V, hiddenSize: d } = c;
+    const decodeSet = new Set(split.decode);
+    return batch.map((req, i) => ({
+      seqId: req.seqId,
+      rows: req.tokens.length,
+      logits: out.logits.subarray(starts[i] * V, (starts[i] + req.tokens.length) * V),
+      hidden: out.hidden.subarray(starts[i] * d, (starts[i] + req.tokens.length) * d),
+      phase: decodeSet.has(i) ? decodePhase : prefillPhase,
+    }));
+  }
+
+  private layerParams(layer: number): AttentionLayer {
+    const c = this.model.config;
+    return {
+      index: layer,
+      numHeads: c.numHeads,
+      numKvHeads: c.numKvHeads,
+      headDim: c.headDim,
+      windowLeft: windowLeft(c, layer),
+      smScale: smScale(c),
+      scales: this.model.weights.scales[layer],
+      kvDtype: this.options.kvDtype,
+      pageSize: this.options.pageSize,
+    };
+  }
+
+  private validate(batch: readonly StepRequest[]): void {
+    const c = this.model.config;
+    const seen = new Set<number>();
+    for (const req of batch) {
+      if (seen.has(req.seqId)) throw new RangeError(`sequence ${req.seqId} appears twice in one step`);
+      seen.add(req.seqId);
+      if (req.tokens.length === 0) throw new RangeError(`sequence ${req.seqId}: a step needs at least one token`);
+      for (const t of req.tokens)
+        if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize)
+          throw new UserError(`token id ${t} is outside the vocabulary (0..${c.vocabSize - 1})`, { code: 'E_TOKEN_ID' });
+      const end = this.cache.length(req.seqId) + req.tokens.length;
+      if (end > c.maxPositions)
+        throw new UserError(`sequence ${req.seqId} would reach ${end} tokens; the model's max_position_embeddings is ${c.maxPositions}`, {
+          code: 'E_CONTEXT_LENGTH',
+          hint: 'use a shorter prompt or fewer --max-tokens',
+        });
+    }
+  }
+}

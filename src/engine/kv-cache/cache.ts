@@ -1,0 +1,91 @@
+/**
+ * The KV-cache interface both implementations (paged, contiguous) satisfy, and the one place
+ * where a K/V value is converted to the cache dtype.
+ *
+ * A cache stores, per layer and position, the K and V vectors of every KV head in its dtype:
+ * - `fp32`: as computed (the exact mode of the golden check);
+ * - `bf16`: RNE to BF16 (no scale: vLLM applies k/v scales only to quantized caches);
+ * - `fp8_e4m3`: `satfinite_e4m3(float32(x / scale))`, vLLM's `reshape_and_cache_flash` write.
+ * Kernels read `values`: the stored value decoded to a number **without** its scale (what an FP8
+ * attention kernel reads); `dequantScale` says what to multiply by to get K/V back.
+ */
+import { roundToBf16, f32ToBf16Bits } from '../../numerics/bf16.js';
+import { encodeFp8, FP8_E4M3_DECODE_LUT } from '../../numerics/fp8.js';
+
+export type KvDtype = 'fp32' | 'bf16' | 'fp8_e4m3';
+
+export interface KvCacheSpec {
+  numLayers: number;
+  numKvHeads: number; // Hkv
+  headDim: number; // hd
+  dtype: KvDtype;
+  /** Tokens per block (16/32/64). The contiguous cache has no blocks but keeps it for kernels that care. */
+  pageSize: number;
+  /** Per-layer per-tensor scales from the checkpoint (1.0 when absent); used only by the fp8 dtype. */
+  scales: { k: number; v: number }[];
+}
+
+/** One sequence's K/V of one layer, as an attention kernel reads it. */
+export interface KvView {
+  /** Stored values, decoded, no scale applied. */
+  readonly values: Float32Array;
+  /** Index of K[pos, kvHead, 0] in `values` (hd consecutive values follow). */
+  keyOffset(pos: number, kvHead: number): number;
+  /** Index of V[pos, kvHead, 0] in `values`. */
+  valueOffset(pos: number, kvHead: number): number;
+  /** Tokens stored for the sequence. */
+  readonly length: number;
+}
+
+export interface KvCache {
+  readonly spec: KvCacheSpec;
+  /** Tokens stored for a sequence (0 when unknown). */
+  length(seqId: number): number;
+  /** Room for positions [length, newLen), then length = newLen. Throws KvCacheFullError when out of blocks. */
+  extend(seqId: number, newLen: number): void;
+  /** Writes K and V ([Hkv·hd] each, starting at kOff / vOff) of position pos of one layer. */
+  write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void;
+  view(layer: number, seqId: number): KvView;
+  /** Drops positions ≥ newLen (rejected drafts); frees what is no longer needed. */
+  truncate(seqId: number, newLen: number): void;
+  /** Forgets the sequence and frees its storage. */
+  free(seqId: number): void;
+}
+
+export class KvCacheFullError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KvCacheFullError';
+  }
+}
+
+/** Multiplier from stored value to real K (or V): the scale for FP8, 1 otherwise. */
+export function dequantScale(spec: KvCacheSpec, layer: number, which: 'k' | 'v'): number {
+  return spec.dtype === 'fp8_e4m3' ? Math.fround(spec.scales[layer][which]) : 1;
+}
+
+export type CodeArray = Float32Array | Uint16Array | Uint8Array;
+
+export function newCodeArray(dtype: KvDtype, length: number): CodeArray {
+  if (dtype === 'fp8_e4m3') return new Uint8Array(length);
+  if (dtype === 'bf16') return new Uint16Array(length);
+  return new Float32Array(length);
+}
+
+/**
+ * Stores x (a float32 K or V element) at index i: the raw code into `codes`, its decoded value
+ * (no scale) into `values`. `scale` is the layer's k or v scale (fp8 only).
+ */
+export function storeElement(dtype: KvDtype, x: number, scale: number, codes: CodeArray, values: Float32Array, i: number): void {
+  if (dtype === 'fp8_e4m3') {
+    const code = encodeFp8(Math.fround(x) / Math.fround(scale), 'e4m3fn', 'satfinite');
+    codes[i] = code;
+    values[i] = FP8_E4M3_DECODE_LUT[code];
+  } else if (dtype === 'bf16') {
+    codes[i] = f32ToBf16Bits(x);
+    values[i] = roundToBf16(x);
+  } else {
+    codes[i] = x;
+    values[i] = x;
+  }
+}
