@@ -1,0 +1,292 @@
+/**
+ * The argparse part of the vLLM argv emulation: after `--config` expansion, spelling and dotted-key
+ * merging (vllm-args.ts), walk the tokens left to right the way Python's argparse does — options
+ * consume their values by kind, negative numbers and arguments with spaces are values, the last
+ * occurrence of a flag wins — converting each value as vLLM's `type=` would.
+ */
+import { UserError, type SourceLocation } from '../core/errors.js';
+import type { Located } from '../core/located.js';
+import type { PreparedToken } from './argv-token.js';
+import { isNegativeNumber } from './vllm-dotted-args.js';
+import {
+  HISTORICAL_ATTENTION_BACKENDS,
+  closest,
+  destOf,
+  longOptionOf,
+  type FlagIndex,
+  type FlagSpec,
+} from './vllm-flags.js';
+import type { ArgValue, ParseVllmOptions } from './vllm-parse-types.js';
+import { humanReadableInt, isPlainObject, pythonFloat, pythonInt, pythonJsonLoads } from './vllm-values.js';
+
+/** argparse's split between option-like tokens and values/positionals. */
+export function looksLikeOption(text: string, index: FlagIndex): boolean {
+  if (!text.startsWith('-') || text === '-') return false;
+  if (index.lookup(text)) return true;
+  const eq = text.indexOf('=');
+  if (eq > 0 && index.lookup(text.slice(0, eq))) return true;
+  if (isNegativeNumber(text)) return false;
+  return !text.includes(' ');
+}
+
+export function runArgparse(
+  tokens: readonly PreparedToken[],
+  index: FlagIndex,
+  opts: ParseVllmOptions,
+  notes: Located<string>[],
+  args: Map<string, ArgValue>,
+): { positionals: PreparedToken[]; origins: Map<string, PreparedToken['origin']> } {
+  const positionals: PreparedToken[] = [];
+  const origins = new Map<string, PreparedToken['origin']>();
+  const names = new Map<string, string>();
+  const noted = new Set<string>();
+  let k = 0;
+  while (k < tokens.length) {
+    const tok = tokens[k];
+    const text = tok.text;
+    if (text === '--') {
+      positionals.push(...tokens.slice(k + 1));
+      break;
+    }
+    if (!looksLikeOption(text, index)) {
+      positionals.push(tok);
+      k++;
+      continue;
+    }
+    const { name, explicit, match } = resolveOption(tok, index);
+    if (!match) {
+      k = unknownOption(tokens, k, name, explicit, index, opts, notes, args);
+      continue;
+    }
+    const { spec, negated } = match;
+    if (tok.origin === 'dotted' && spec.kind !== 'json') {
+      throw new UserError(`${name} takes no dotted sub-keys`, {
+        code: 'E_VLLM_ARGS',
+        at: tok.at,
+        hint: `only JSON-valued flags (--speculative-config, --attention-config, -cc, …) accept ${name}.<key>; write ${name} VALUE`,
+      });
+    }
+    if (spec.note && !noted.has(spec.dest)) {
+      noted.add(spec.dest);
+      notes.push({ value: `${name}: ${spec.note}`, at: tok.at });
+    }
+    let value: unknown;
+    let keyAt: Record<string, SourceLocation> | undefined;
+    k++;
+    if (spec.kind === 'bool') {
+      if (explicit !== undefined) {
+        throw new UserError(`argument ${name}: ignored explicit argument '${explicit}'`, {
+          code: 'E_VLLM_ARGS',
+          at: tok.at,
+          hint: `${name} is an on/off switch: write ${longOptionOf(spec.dest)} to turn it on or --no-${longOptionOf(spec.dest).slice(2)} to turn it off`,
+        });
+      }
+      value = !negated;
+    } else if (spec.kind === 'list') {
+      const items: string[] = [];
+      if (explicit !== undefined) items.push(explicit);
+      else
+        while (k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index))
+          items.push(tokens[k++].text);
+      if (items.length === 0) throw missingValue(name, tok, 'at least one value');
+      value = items;
+    } else {
+      let valueTok: PreparedToken;
+      if (explicit !== undefined) {
+        valueTok = { ...tok, text: explicit };
+      } else {
+        const next = tokens[k];
+        if (!next || next.text === '--' || looksLikeOption(next.text, index))
+          throw missingValue(name, tok, 'a value');
+        valueTok = next;
+        k++;
+      }
+      if (valueTok.preparsed) {
+        value = valueTok.preparsed.value;
+        keyAt = valueTok.preparsed.keyAt;
+      } else {
+        value = convertValue(spec, name, valueTok, notes);
+      }
+    }
+    const arg = { value, ...(tok.at ? { at: tok.at } : {}), ...(keyAt ? { keyAt } : {}) };
+    storeArg(spec, name, arg, tok, args, origins, notes, names);
+  }
+  return { positionals, origins };
+}
+
+function resolveOption(
+  tok: PreparedToken,
+  index: FlagIndex,
+): { name: string; explicit?: string; match?: ReturnType<FlagIndex['lookup']> } {
+  const text = tok.text;
+  const forced = (name: string, explicit?: string) => {
+    const spec = tok.forcedDest ? index.lookup(longOptionOf(tok.forcedDest))?.spec : undefined;
+    return { name, explicit, match: spec ? { spec, negated: false } : index.lookup(name) };
+  };
+  if (index.lookup(text)) return forced(text);
+  const eq = text.indexOf('=');
+  if (eq > 0) return forced(text.slice(0, eq), text.slice(eq + 1));
+  // argparse single-character short options take an attached value: -qfp8.
+  if (/^-[A-Za-z]./.test(text)) {
+    const short = index.lookup(text.slice(0, 2));
+    if (short && short.spec.kind !== 'bool')
+      return { name: text.slice(0, 2), explicit: text.slice(2), match: short };
+  }
+  return forced(text);
+}
+
+function missingValue(name: string, tok: PreparedToken, what: string): UserError {
+  return new UserError(`argument ${name}: expected ${what}`, {
+    code: 'E_VLLM_ARGS',
+    at: tok.at,
+    hint: `write ${name} VALUE or ${name}=VALUE (a value that starts with '-' must use the = form)`,
+  });
+}
+
+function unknownOption(
+  tokens: readonly PreparedToken[],
+  k: number,
+  name: string,
+  explicit: string | undefined,
+  index: FlagIndex,
+  opts: ParseVllmOptions,
+  notes: Located<string>[],
+  args: Map<string, ArgValue>,
+): number {
+  const tok = tokens[k];
+  const suggestion = index.suggest(name);
+  if (!opts.allowUnknown) {
+    const from = tok.text === name || tok.origin !== 'dotted' ? '' : ' (from dotted sub-keys)';
+    throw new UserError(`unknown vLLM flag ${name}${from}`, {
+      code: 'E_VLLM_UNKNOWN_FLAG',
+      at: tok.at,
+      hint: suggestion
+        ? `did you mean ${suggestion}?`
+        : 'faultline does not know this flag; if your vLLM version has it, rerun with --allow-unknown-flags (it is then recorded as a note)',
+    });
+  }
+  // Unknown flags are recorded as notes; their value is a guess: `=v`, else the next non-option token.
+  let value: unknown = true;
+  let next = k + 1;
+  if (explicit !== undefined) value = explicit;
+  else if (tokens[next] && tokens[next].text !== '--' && !looksLikeOption(tokens[next].text, index))
+    value = tokens[next++].text;
+  notes.push({
+    value: `unknown vLLM flag ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}; recorded as given, its value ${value === true ? 'assumed to be none' : `assumed to be '${String(value)}'`}`,
+    at: tok.at,
+  });
+  args.set(destOf(name), { value, ...(tok.at ? { at: tok.at } : {}) });
+  return next;
+}
+
+function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): unknown {
+  const text = tok.text;
+  const bad = (why: string, hint: string): UserError =>
+    new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
+  switch (spec.kind) {
+    case 'int': {
+      if (spec.acceptsAuto && (text.trim() === '-1' || text.trim().toLowerCase() === 'auto')) return -1;
+      if (spec.humanReadableInt) {
+        const r = humanReadableInt(text);
+        if ('error' in r) throw bad(r.error, `${name} takes an integer such as 8192, 8k (8000) or 8K (8192)`);
+        return r.value;
+      }
+      const n = pythonInt(text);
+      if (n === undefined) throw bad(`invalid int value: '${text}'`, `${name} takes a whole number`);
+      return n;
+    }
+    case 'float': {
+      const x = pythonFloat(text);
+      if (x === undefined) throw bad(`invalid float value: '${text}'`, `${name} takes a number such as 0.9`);
+      return x;
+    }
+    case 'json': {
+      const r = pythonJsonLoads(text);
+      if ('error' in r) {
+        throw bad(
+          `invalid JSON: ${r.error}`,
+          `quote the whole JSON object for the shell and use double quotes inside, e.g. ${name} '{"key": "value", "n": 4}', or give keys one by one: ${name}.key=value`,
+        );
+      }
+      if (!isPlainObject(r.value))
+        throw bad(`expected a JSON object, got ${JSON.stringify(r.value)}`, `write ${name} '{"key": value}'`);
+      return r.value;
+    }
+    case 'choice':
+      return checkChoice(spec, name, tok, notes);
+    default:
+      return text;
+  }
+}
+
+function checkChoice(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): string {
+  const value = spec.caseInsensitive ? tok.text.toUpperCase() : tok.text;
+  const choices = spec.choices ?? [];
+  if (choices.includes(value)) return spec.caseInsensitive && value === 'AUTO' ? 'auto' : value;
+  if (
+    spec.dest === 'attention_backend' &&
+    (HISTORICAL_ATTENTION_BACKENDS as readonly string[]).includes(value)
+  ) {
+    notes.push({
+      value: `${name} ${value}: a backend name of older vLLM releases, not in vLLM 0.23`,
+      at: tok.at,
+    });
+    return value;
+  }
+  if (spec.choicePolicy === 'open') {
+    notes.push({ value: `${name} ${tok.text}: not a value faultline knows; taken as given`, at: tok.at });
+    return value;
+  }
+  const near = closest(value, choices);
+  throw new UserError(`argument ${name}: invalid choice '${tok.text}'`, {
+    code: 'E_VLLM_ARGS',
+    at: tok.at,
+    hint: `${near ? `did you mean ${near}? ` : ''}choose one of: ${choices.join(', ')}`,
+  });
+}
+
+function storeArg(
+  spec: FlagSpec,
+  name: string,
+  value: ArgValue,
+  tok: PreparedToken,
+  args: Map<string, ArgValue>,
+  origins: Map<string, PreparedToken['origin']>,
+  notes: Located<string>[],
+  names: Map<string, string>,
+): void {
+  const prev = args.get(spec.dest);
+  const prevOrigin = origins.get(spec.dest);
+  if (prev !== undefined && prevOrigin !== undefined) {
+    const where = prev.at ? ` (earlier: ${prev.at.file}:${prev.at.line}:${prev.at.column})` : '';
+    const fromYaml = prevOrigin === 'yaml' && tok.origin !== 'yaml';
+    if (spec.kind === 'json' && isPlainObject(prev.value) && isPlainObject(value.value)) {
+      const newValue = value.value;
+      const lost = Object.keys(prev.value).filter((key) => !Object.hasOwn(newValue, key));
+      const why =
+        tok.origin === 'dotted' && prevOrigin === 'dotted'
+          ? `dotted keys are merged per spelling: ${names.get(spec.dest) ?? '?'}.* and ${name}.* are separate`
+          : tok.origin === 'dotted'
+            ? 'dotted keys are applied after all other arguments'
+            : fromYaml
+              ? 'the command line is applied after the --config file'
+              : 'the last occurrence wins';
+      notes.push({
+        value:
+          `${name} replaces the earlier ${longOptionOf(spec.dest)} value${where}; vLLM keeps one JSON value per flag and does not merge them (${why})` +
+          (lost.length ? `: ${lost.join(', ')} ${lost.length === 1 ? 'is' : 'are'} dropped` : ''),
+        at: tok.at,
+      });
+    } else if (fromYaml) {
+      notes.push({
+        value: `${name} on the command line overrides the --config file's value${where}`,
+        at: tok.at,
+      });
+    } else {
+      notes.push({ value: `${name} is given more than once; the last one wins${where}`, at: tok.at });
+    }
+  }
+  args.set(spec.dest, value);
+  origins.set(spec.dest, tok.origin);
+  names.set(spec.dest, name);
+}
