@@ -191,6 +191,7 @@ def write_python_files(out, report):
         from huggingface_hub import save_torch_state_dict
         sd = {f"model.layers.{i}.w": torch.randn(16, 16, generator=torch.Generator().manual_seed(i)).to(torch.bfloat16) for i in range(3)}
         sd["model.layers.0.k_scale"] = torch.tensor(0.5, dtype=torch.float32)
+        os.makedirs(os.path.join(pdir, "sharded"))  # save_torch_state_dict does not create it
         save_torch_state_dict(sd, os.path.join(pdir, "sharded"), max_shard_size=1000)
         save_file(sd, os.path.join(pdir, "sharded-reference.safetensors"))
         report["python_written"]["sharded"] = sorted(os.listdir(os.path.join(pdir, "sharded")))
