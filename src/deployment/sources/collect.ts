@@ -1,0 +1,75 @@
+/**
+ * Launch files → LaunchCommands. Decides each file's kind (detect.ts) and each YAML document's
+ * format (Kubernetes object, KServe object, OpenShift Template / List wrappers, Compose, Helm
+ * production-stack values, vLLM config), then hands it to its source. KServe objects are
+ * resolved after every file has been read, since an InferenceService and its runtime may be
+ * in different files.
+ */
+import { isMap, type Node } from 'yaml';
+import type { Located } from '../../core/located.js';
+import { launchesFromCompose } from './compose.js';
+import { detectFileKind } from './detect.js';
+import { isProductionStackValues, launchesFromProductionStack } from './helm-production-stack.js';
+import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js';
+import { launchesFromKubernetesObject } from './kubernetes.js';
+import type { LaunchCommand } from './launch-command.js';
+import { launchesFromShellFile } from './shell.js';
+import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
+import { locOf, mapGet, scalarText, seqItems, parseYamlFile, type YamlFile } from './yaml-positions.js';
+
+export interface SourceFile {
+  /** The path as the user wrote it (used in locations). */
+  path: string;
+  absPath: string;
+  baseDir: string;
+  text: string;
+}
+
+export interface Collected {
+  launches: LaunchCommand[];
+  /** Launch count per file path, in input order (0 → "no vLLM launch found"). */
+  perFile: Map<string, number>;
+  /** File-level remarks (e.g. YAML documents of no known launch format). */
+  notes: Located<string>[];
+}
+
+export function collectLaunches(files: SourceFile[]): Collected {
+  const launches: LaunchCommand[] = [];
+  const kserve: KserveObject[] = [];
+  const notes: Located<string>[] = [];
+  for (const f of files) {
+    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir));
+    else {
+      const y = parseYamlFile(f.path, f.text);
+      for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes));
+    }
+  }
+  launches.push(...launchesFromKserve(kserve));
+  // A launch counts for every file it was assembled from (an InferenceService and its runtime).
+  const perFile = new Map(files.map((f) => [f.path, 0]));
+  for (const l of launches) {
+    const from = new Set([l.source.file, ...l.tokens.flatMap((t) => (t.at ? [t.at.file] : []))]);
+    for (const file of from) if (perFile.has(file)) perFile.set(file, (perFile.get(file) ?? 0) + 1);
+  }
+  return { launches, perFile, notes };
+}
+
+function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[]): LaunchCommand[] {
+  if (!isMap(node)) return [];
+  const kind = scalarText(y, mapGet(node, 'kind'));
+  if (kind && mapGet(node, 'apiVersion')) {
+    if (KSERVE_KINDS.has(kind)) {
+      kserve.push({ y, node, kind, baseDir: f.baseDir });
+      return [];
+    }
+    // OpenShift Template and v1 List wrap other objects
+    const wrapped = kind === 'Template' ? mapGet(node, 'objects') : kind === 'List' || kind.endsWith('List') ? mapGet(node, 'items') : undefined;
+    if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes));
+    return launchesFromKubernetesObject(y, node, f.baseDir);
+  }
+  if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir);
+  if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
+  if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
+  notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config', at: locOf(y, node) });
+  return [];
+}

@@ -1,0 +1,181 @@
+/**
+ * Finds where vLLM starts inside a command's words, looking through what wraps it:
+ * `exec`, `nohup`, `uv run`, `env A=B`, `sudo`, `docker run … IMAGE`, `bash -c "…"` and the like.
+ * The launch is `vllm serve …` (any path ending in /vllm) or
+ * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server).
+ * Words are scanned left to right, so unknown wrappers (`srun --gres=gpu:8 vllm serve …`) work too.
+ */
+import type { Located } from '../../core/located.js';
+import { synthesized, toToken, type ArgField } from './arg-field.js';
+import { parseDockerRun } from './docker-run.js';
+import type { ArgToken } from './launch-command.js';
+
+export interface LaunchMatch {
+  /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
+  tokens?: ArgToken[];
+  /** A shell script the words run (`sh -c SCRIPT`): the caller parses it for launches. */
+  script?: ArgField;
+  /** Environment set by wrappers (`env A=B`, `docker run -e`). */
+  env: Map<string, Located<string>>;
+  /** The wrappers start from an empty environment (a container, `env -i`): the outer env does not reach vLLM. */
+  envReplaced: boolean;
+  image?: Located<string>;
+  mounts: { container: string; host: string }[];
+  notes: Located<string>[];
+}
+
+/** Commands that mention vLLM without starting it. */
+const NOT_LAUNCHERS = new Set(
+  'echo printf pip pip3 grep egrep fgrep pgrep pkill kill killall which type ps cat tee git curl wget tail head sed awk logger read test [ [[ huggingface-cli hf apt apt-get conda-install'.split(' '),
+);
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash', 'ksh']);
+const CONTAINER_RUNNERS = new Set(['docker', 'podman', 'nerdctl', 'nvidia-docker']);
+const PYTHON = /^python(\d+(\.\d+)*)?$/;
+const VLLM_MODULES = new Set(['vllm.entrypoints.openai.api_server', 'vllm.entrypoints.api_server']);
+
+export interface FindOptions {
+  /** Looks up a variable of the surrounding shell (for `docker run -e NAME`). */
+  hostEnv?: (name: string) => Located<string> | undefined;
+}
+
+export function findLaunch(words: ArgField[], opts: FindOptions = {}): LaunchMatch | undefined {
+  if (words.length === 0 || NOT_LAUNCHERS.has(basename(words[0].text))) return undefined;
+  const match: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
+  return scan(words, match, opts) ? match : undefined;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
+  for (let i = 0; i < words.length; i++) {
+    const name = basename(words[i].text);
+    if (name === 'vllm' && words[i + 1]?.text === 'serve') {
+      m.tokens = words.slice(i).map(toToken);
+      return true;
+    }
+    if (PYTHON.test(name)) {
+      const tokens = matchPythonModule(words, i);
+      if (tokens) {
+        m.tokens = tokens;
+        return true;
+      }
+    }
+    if (SHELLS.has(name)) {
+      const script = shellScriptArgument(words, i);
+      if (script) {
+        m.script = script;
+        return true;
+      }
+    }
+    if (name === 'env' && i + 1 < words.length) {
+      i = applyEnvWrapper(words, i + 1, m) - 1;
+      continue;
+    }
+    if (CONTAINER_RUNNERS.has(name)) {
+      const runAt = words[i + 1]?.text === 'run' ? i + 2 : words[i + 1]?.text === 'container' && words[i + 2]?.text === 'run' ? i + 3 : -1;
+      if (runAt >= 0) return scanContainer(words.slice(runAt), m, opts);
+    }
+  }
+  return false;
+}
+
+function scanContainer(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
+  const run = parseDockerRun(words, opts.hostEnv ?? (() => undefined));
+  m.env = run.env;
+  m.envReplaced = true;
+  m.mounts = run.mounts;
+  m.notes.push(...run.notes);
+  if (!run.image) return false;
+  m.image = { value: run.image.text, at: run.image.at };
+  const inner = run.entrypoint ? [run.entrypoint, ...run.command] : run.command;
+  if (scan(inner, m, {})) return true;
+  // No command, or only arguments: the image's entrypoint runs them.
+  if (!run.entrypoint && looksLikeVllmImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text)) {
+    return entrypointForm(run.image, inner, m);
+  }
+  return false;
+}
+
+/**
+ * The vllm/vllm-openai images run `vllm serve` as their entrypoint (older tags ran the
+ * api_server module, which takes the same engine flags), so a container given only arguments
+ * is `vllm serve ARGS`.
+ */
+export function entrypointForm(image: ArgField | undefined, args: ArgField[], m: LaunchMatch): boolean {
+  if (args.length === 0) return false;
+  const at = image?.at ?? args[0].at;
+  m.tokens = [synthesized('vllm', at), synthesized('serve', at), ...args].map(toToken);
+  m.notes.push({
+    value: `no command given: assumed the image entrypoint runs \`vllm serve\` (as vllm/vllm-openai does) with these arguments`,
+    at,
+  });
+  if (args[0].text === 'serve')
+    m.notes.push({ value: 'the arguments start with `serve`, which the entrypoint already supplies', at: args[0].at });
+  return true;
+}
+
+/** A word that names a program rather than an argument of vLLM (`bash`, `python3`, `ls` …). */
+function isProgram(word: string): boolean {
+  const name = basename(word);
+  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm';
+}
+
+export function looksLikeVllmImage(image: string): boolean {
+  return /vllm/i.test(image);
+}
+
+function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined {
+  let k = i + 1;
+  while (k < words.length) {
+    const t = words[k].text;
+    if (t === '-m') {
+      const mod = words[k + 1];
+      if (mod && VLLM_MODULES.has(mod.text)) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
+      return undefined;
+    }
+    if (t.startsWith('-m') && VLLM_MODULES.has(t.slice(2))) {
+      const at = words[k].at;
+      return [toToken(words[i]), synthesized('-m', at), synthesized(t.slice(2), at), ...words.slice(k + 1).map(toToken)];
+    }
+    if (t === '-X' || t === '-W') k += 2;
+    else if (/^-[uBOsSEIbdqvR]+$/.test(t)) k++;
+    else return undefined;
+  }
+  return undefined;
+}
+
+/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT` → SCRIPT. */
+function shellScriptArgument(words: ArgField[], i: number): ArgField | undefined {
+  let sawC = false;
+  for (let k = i + 1; k < words.length; k++) {
+    const t = words[k].text;
+    if (t === '-o' || t === '+o') k++;
+    else if (/^[-+][a-zA-Z]+$/.test(t)) sawC ||= t.startsWith('-') && t.includes('c');
+    else if (t.startsWith('--')) continue;
+    else return sawC ? words[k] : undefined;
+  }
+  return undefined;
+}
+
+/** `env [-i] [-u NAME] [NAME=VALUE]… CMD`: returns the index of CMD. */
+function applyEnvWrapper(words: ArgField[], k: number, m: LaunchMatch): number {
+  for (; k < words.length; k++) {
+    const t = words[k].text;
+    if (t === '-i' || t === '--ignore-environment' || t === '-') {
+      m.envReplaced = true;
+      m.env.clear();
+    } else if (t === '-u' || t === '--unset') {
+      m.env.delete(words[++k]?.text ?? '');
+    } else if (t.startsWith('--unset=')) {
+      m.env.delete(t.slice('--unset='.length));
+    } else if (/^[A-Za-z_]\w*=/.test(t)) {
+      const eq = t.indexOf('=');
+      m.env.set(t.slice(0, eq), { value: t.slice(eq + 1), at: words[k].at });
+    } else if (!t.startsWith('-')) {
+      return k;
+    }
+  }
+  return k;
+}
