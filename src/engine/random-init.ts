@@ -4,7 +4,11 @@
  * with norm weights and their scales slightly random so that every (1 + w) path is exercised,
  * and rounded to BF16 as a checkpoint would store them.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRng } from '../core/rng.js';
+import { writeSafetensors } from '../tensors/safetensors.js';
+import { fromFloat32, type Tensor } from '../tensors/tensor.js';
 import { roundToBf16 } from '../numerics/bf16.js';
 import type { ModelConfig } from './config.js';
 import type { Model } from './model.js';
@@ -94,4 +98,87 @@ export function randomModel(c: ModelConfig, options: RandomModelOptions): Model 
       scalesPresent: { q: Boolean(options.scales), k: Boolean(options.scales), v: Boolean(options.scales) },
     },
   };
+}
+
+/** The HF-style config.json of a config (inverse of parseModelConfig). */
+export function configJson(c: ModelConfig): Record<string, unknown> {
+  return {
+    architectures: ['FaultlineTinySwaForCausalLM'],
+    model_type: 'faultline_tiny_swa',
+    vocab_size: c.vocabSize,
+    bos_token_id: c.bosTokenId,
+    eos_token_id: c.eosTokenId,
+    hidden_size: c.hiddenSize,
+    intermediate_size: c.intermediateSize,
+    num_hidden_layers: c.numLayers,
+    num_attention_heads: c.numHeads,
+    num_key_value_heads: c.numKvHeads,
+    head_dim: c.headDim,
+    layer_types: c.layerTypes.map((t) => (t === 'sliding' ? 'sliding_attention' : 'full_attention')),
+    sliding_window: c.slidingWindow,
+    rope_theta: c.ropeTheta,
+    rope_local_base_freq: c.ropeLocalTheta,
+    query_pre_attn_scalar: c.queryPreAttnScalar,
+    rms_norm_eps: c.rmsNormEps,
+    final_logit_softcapping: c.finalLogitSoftcap,
+    max_position_embeddings: c.maxPositions,
+    tie_word_embeddings: true,
+    torch_dtype: 'bfloat16',
+    num_nextn_predict_layers: c.numMtpLayers,
+    ...(c.declaresFp8KvCache
+      ? {
+          quantization_config: {
+            quant_method: 'compressed-tensors',
+            kv_cache_scheme: { num_bits: 8, type: 'float', strategy: 'tensor', dynamic: false, symmetric: true },
+          },
+        }
+      : {}),
+  };
+}
+
+/** Checkpoint tensors of a model: weights BF16 (names of docs/model-format.md), scales F32 scalars when present. */
+export function modelTensors(m: Model): Record<string, Tensor> {
+  const { config: c, weights: w } = m;
+  const { hiddenSize: d, intermediateSize: I, numHeads: hq, numKvHeads: hkv, headDim: hd } = c;
+  const t: Record<string, Tensor> = {};
+  const put = (name: string, data: Float32Array, shape: number[]) => (t[name] = fromFloat32(data, 'BF16', shape));
+  put('model.embed_tokens.weight', w.embed, [c.vocabSize, d]);
+  put('model.norm.weight', w.finalNorm, [d]);
+  w.layers.forEach((l, i) => {
+    const p = `model.layers.${i}`;
+    put(`${p}.input_layernorm.weight`, l.inputNorm, [d]);
+    put(`${p}.self_attn.q_proj.weight`, l.wq, [hq * hd, d]);
+    put(`${p}.self_attn.k_proj.weight`, l.wk, [hkv * hd, d]);
+    put(`${p}.self_attn.v_proj.weight`, l.wv, [hkv * hd, d]);
+    put(`${p}.self_attn.o_proj.weight`, l.wo, [d, hq * hd]);
+    put(`${p}.self_attn.q_norm.weight`, l.qNorm, [hd]);
+    put(`${p}.self_attn.k_norm.weight`, l.kNorm, [hd]);
+    put(`${p}.post_attention_layernorm.weight`, l.postAttnNorm, [d]);
+    put(`${p}.pre_feedforward_layernorm.weight`, l.preFfnNorm, [d]);
+    put(`${p}.post_feedforward_layernorm.weight`, l.postFfnNorm, [d]);
+    put(`${p}.mlp.gate_proj.weight`, l.wGate, [I, d]);
+    put(`${p}.mlp.up_proj.weight`, l.wUp, [I, d]);
+    put(`${p}.mlp.down_proj.weight`, l.wDown, [d, I]);
+    for (const kind of ['q', 'k', 'v'] as const)
+      if (w.scalesPresent[kind]) t[`${p}.self_attn.${kind}_scale`] = fromFloat32(Float32Array.of(w.scales[i][kind]), 'F32', []);
+  });
+  if (w.mtp) {
+    put('mtp.hnorm.weight', w.mtp.hnorm, [d]);
+    put('mtp.enorm.weight', w.mtp.enorm, [d]);
+    put('mtp.eh_proj.weight', w.mtp.ehProj, [d, 2 * d]);
+    put('mtp.pre_feedforward_layernorm.weight', w.mtp.preFfnNorm, [d]);
+    put('mtp.mlp.gate_proj.weight', w.mtp.wGate, [I, d]);
+    put('mtp.mlp.up_proj.weight', w.mtp.wUp, [I, d]);
+    put('mtp.mlp.down_proj.weight', w.mtp.wDown, [d, I]);
+    put('mtp.post_feedforward_layernorm.weight', w.mtp.postFfnNorm, [d]);
+    put('mtp.norm.weight', w.mtp.norm, [d]);
+  }
+  return t;
+}
+
+/** Writes config.json + model.safetensors (tests and benchmarks build throwaway model directories). */
+export function writeModelDir(dir: string, m: Model): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(configJson(m.config), null, 2));
+  writeSafetensors(join(dir, 'model.safetensors'), modelTensors(m));
 }
