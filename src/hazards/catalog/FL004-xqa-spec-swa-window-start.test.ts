@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FL004 } from './FL004-xqa-spec-swa-window-start.js';
+import {
+  B200,
+  RTX_PRO_6000,
+  gemma4NvfpFacts,
+  withArgs,
+  type BuildOptions,
+} from '../testing/deployment-builder.js';
+import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+
+const base: BuildOptions = {
+  args: {
+    attention_backend: 'FLASHINFER',
+    speculative_config: { method: 'ngram', num_speculative_tokens: 3, prompt_lookup_max: 4 },
+  },
+  gpu: RTX_PRO_6000,
+  modelFacts: { ...gemma4NvfpFacts(), kvDtypeFromCheckpoint: undefined, kvDtypeEvidence: undefined },
+  versions: { flashinfer: '0.6.14' },
+};
+
+test('SM12x + FlashInfer + SWA + spec verify with flashinfer 0.6.14 fires FL004 (warning)', () => {
+  const f = assertFiresFully(FL004, base);
+  assert.equal(f.severity, 'warning');
+  assert.equal(f.location.file, '<--flashinfer-version>');
+});
+
+test('each remedy clears FL004', () => {
+  checkRemedies(
+    FL004,
+    base,
+    {
+      'flashinfer-python ≥ 0.6.16.post1': (o) => ({ ...o, versions: { flashinfer: '0.6.16.post1' } }),
+      'drop --speculative-config': (o) => withArgs(o, { speculative_config: undefined }),
+      '--attention-backend TRITON_ATTN': (o) => withArgs(o, { attention_backend: 'TRITON_ATTN' }),
+    },
+    {},
+  );
+});
+
+test('0.6.16 is before the fix, 0.6.16.post1 after; SM100 is not this path', () => {
+  assertFiresFully(FL004, { ...base, versions: { flashinfer: '0.6.16' } });
+  assert.equal(fire(FL004, { ...base, gpu: B200 }), undefined);
+  assert.equal(fire(FL004, { ...base, versions: {} })?.possibly, true);
+});

@@ -1,0 +1,73 @@
+/**
+ * Runs hazards over deployments. The rule (ARCHITECTURE.md): all conditions met → a finding at the
+ * hazard's severity; any not-met → nothing; otherwise (some unknown, none not-met) → a warning that
+ * names the unknown conditions and why they are unknown ("possibly affected").
+ */
+import type { SourceLocation } from '../core/errors.js';
+import type { Deployment } from '../deployment/deployment.js';
+import type { EvaluatedCondition, Finding } from './finding.js';
+import type { Hazard } from './hazard.js';
+import { hazards as catalog } from './index.js';
+
+export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition[] {
+  return h.conditions.map((c) => {
+    const r = c.check(d);
+    const out: EvaluatedCondition = {
+      name: c.name,
+      description: c.description,
+      status: r.status,
+      detail: r.detail,
+    };
+    if (r.at) out.at = r.at;
+    return out;
+  });
+}
+
+export function evaluateHazard(h: Hazard, d: Deployment): Finding | undefined {
+  const conditions = evaluateConditions(h, d);
+  if (conditions.some((c) => c.status === 'not-met')) return undefined;
+  const unknown = conditions.filter((c) => c.status === 'unknown');
+  const possibly = unknown.length > 0;
+  const message = possibly
+    ? `possibly affected: ${h.summary} — not known: ${unknown.map((c) => `${c.name} (${c.detail})`).join('; ')}`
+    : h.summary;
+  return {
+    hazard: h,
+    severity: possibly ? 'warning' : h.severity,
+    possibly,
+    message,
+    location: locate(h, conditions, d),
+    conditions,
+    deployment: d,
+  };
+}
+
+/** The finding points at the hazard's chosen condition, else any located condition, else the launch. */
+function locate(h: Hazard, conditions: EvaluatedCondition[], d: Deployment): SourceLocation {
+  const preferred = conditions.find((c) => c.name === h.locateAt)?.at;
+  if (preferred) return preferred;
+  const inFile = conditions.find((c) => c.at && c.at.file === d.source.file)?.at;
+  return inFile ?? d.at ?? d.model?.at ?? { file: d.source.file, line: 1, column: 1 };
+}
+
+/** Every finding for every deployment, ordered by file, line, column, then hazard id. */
+export function lintDeployments(deployments: Deployment[], hazards: readonly Hazard[] = catalog): Finding[] {
+  const findings: Finding[] = [];
+  for (const d of deployments)
+    for (const h of hazards) {
+      const f = evaluateHazard(h, d);
+      if (f) findings.push(f);
+    }
+  return findings.sort(compareFindings);
+}
+
+function compareFindings(a: Finding, b: Finding): number {
+  const la = a.location;
+  const lb = b.location;
+  if (la.file !== lb.file) return la.file < lb.file ? -1 : 1;
+  return (
+    la.line - lb.line ||
+    la.column - lb.column ||
+    (a.hazard.id < b.hazard.id ? -1 : a.hazard.id > b.hazard.id ? 1 : 0)
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * SARIF 2.1.0 output: one run, the whole catalog as rules (helpUri → the hazard's page), one result
+ * per finding with a physical location and a partial fingerprint that survives line moves (hazard,
+ * file, manifest object and model — not the line), so code-scanning tools track a finding across edits.
+ */
+import { createHash } from 'node:crypto';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Log, ReportingDescriptor, Result } from 'sarif';
+import { VERSION } from '../../core/version.js';
+import { hazardDocsUrl, renderHazardMarkdown } from '../docs.js';
+import type { Finding } from '../finding.js';
+import type { Hazard } from '../hazard.js';
+import { hazards as catalog } from '../index.js';
+
+export const SARIF_SCHEMA_URI =
+  'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
+
+function rule(h: Hazard, env: NodeJS.ProcessEnv): ReportingDescriptor {
+  return {
+    id: h.id,
+    name: h.alias,
+    shortDescription: { text: h.summary },
+    fullDescription: { text: h.mechanism },
+    helpUri: hazardDocsUrl(h, env),
+    help: {
+      text: h.remedies.map((r) => `${r.change}: ${r.why}`).join('\n'),
+      markdown: renderHazardMarkdown(h),
+    },
+    defaultConfiguration: { level: h.severity },
+    properties: { tags: ['correctness', 'silent-corruption'], confidence: h.confidence },
+  };
+}
+
+/** A file name as a SARIF artifact URI: relative paths stay relative (forward slashes), absolute become file: URIs. */
+export function artifactUri(file: string): string {
+  if (isAbsolute(file)) return pathToFileURL(file).href;
+  return file.split(/[\\/]/).map(encodeURIComponent).join('/');
+}
+
+function fingerprint(f: Finding): string {
+  const d = f.deployment;
+  const key = [f.hazard.id, f.location.file, d.source.object ?? '', d.model?.value ?? ''].join('\u0000');
+  return createHash('sha256').update(key).digest('hex').slice(0, 32);
+}
+
+function result(f: Finding, ruleIndex: number): Result {
+  return {
+    ruleId: f.hazard.id,
+    ruleIndex,
+    level: f.severity,
+    message: { text: f.message },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: artifactUri(f.location.file) },
+          region: { startLine: f.location.line, startColumn: f.location.column },
+        },
+      },
+    ],
+    partialFingerprints: { 'faultlineFinding/v1': fingerprint(f) },
+    properties: {
+      alias: f.hazard.alias,
+      possiblyAffected: f.possibly,
+      conditions: f.conditions.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
+    },
+  };
+}
+
+export function toSarif(
+  findings: Finding[],
+  opts: { env?: NodeJS.ProcessEnv; hazards?: readonly Hazard[] } = {},
+): Log {
+  const list = opts.hazards ?? catalog;
+  const index = new Map(list.map((h, i) => [h.id, i] as const));
+  return {
+    $schema: SARIF_SCHEMA_URI,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'faultline',
+            version: VERSION,
+            semanticVersion: VERSION,
+            rules: list.map((h) => rule(h, opts.env ?? {})),
+          },
+        },
+        columnKind: 'unicodeCodePoints',
+        results: findings.map((f) => result(f, index.get(f.hazard.id) ?? -1)),
+      },
+    ],
+  };
+}
+
+export function formatSarif(findings: Finding[], opts: { env?: NodeJS.ProcessEnv } = {}): string {
+  return JSON.stringify(toSarif(findings, opts), null, 2) + '\n';
+}

@@ -1,0 +1,67 @@
+/**
+ * A Deployment summarised for reports: where it came from, the model, its arguments, GPU, versions
+ * and the checkpoint facts — with anything that looks like a credential redacted.
+ */
+import type { Deployment } from '../../deployment/deployment.js';
+
+const secretName = /token|secret|password|passwd|api[_-]?key|credential/i;
+/** Environment variables worth showing: they change vLLM / FlashInfer / CUDA behaviour. */
+const relevantEnv = /^(VLLM_|FLASHINFER_|CUDA_|NCCL_|HF_HUB_OFFLINE)/;
+
+export interface DeploymentSummary {
+  source: { file: string; kind: string; object?: string };
+  location: { file: string; line: number; column: number } | null;
+  model: string | null;
+  args: Record<string, unknown>;
+  env: Record<string, string>;
+  gpu: { name: string | null; sm: number } | null;
+  versions: { vllm: string | null; flashinfer: string | null };
+  modelFacts: {
+    source: string;
+    modelType: string | null;
+    layers: { total: number; sliding: number; full: number; chunked: number; linear: number };
+    window: number | null;
+    kvDtypeFromCheckpoint: string | null;
+    scales: { q: boolean; k: boolean; v: boolean } | null;
+    notes: string[];
+  } | null;
+  notes: string[];
+}
+
+export function summarizeDeployment(d: Deployment): DeploymentSummary {
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of d.args) args[k] = secretName.test(k) ? '<redacted>' : v.value;
+  const env: Record<string, string> = {};
+  for (const [k, v] of d.env) if (relevantEnv.test(k)) env[k] = secretName.test(k) ? '<redacted>' : v.value;
+  const f = d.modelFacts;
+  const count = (kind: string) => f?.layers.filter((l) => l === kind).length ?? 0;
+  return {
+    source: d.source.object
+      ? { file: d.source.file, kind: d.source.kind, object: d.source.object }
+      : { file: d.source.file, kind: d.source.kind },
+    location: d.at ? { file: d.at.file, line: d.at.line, column: d.at.column } : null,
+    model: d.model?.value ?? null,
+    args,
+    env,
+    gpu: d.gpu ? { name: d.gpu.value.name ?? null, sm: d.gpu.value.sm } : null,
+    versions: { vllm: d.versions.vllm?.value ?? null, flashinfer: d.versions.flashinfer?.value ?? null },
+    modelFacts: f
+      ? {
+          source: f.source,
+          modelType: f.modelType ?? null,
+          layers: {
+            total: f.layers.length,
+            sliding: count('sliding'),
+            full: count('full'),
+            chunked: count('chunked'),
+            linear: count('linear'),
+          },
+          window: f.window ?? null,
+          kvDtypeFromCheckpoint: f.kvDtypeFromCheckpoint ?? null,
+          scales: f.scales ? { ...f.scales.present } : null,
+          notes: [...f.notes],
+        }
+      : null,
+    notes: d.notes.map((n) => (n.at ? `${n.at.file}:${n.at.line}:${n.at.column}: ${n.value}` : n.value)),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Human output in the style of ESLint's stylish formatter, one block per finding:
+ *   file:line:col  error  FL001 message  (alias)
+ * followed by the conditions (✓ met) with remedies and non-remedies for a definite finding, or only the
+ * unknown conditions (?) for a "possibly affected" one, and a summary line.
+ * Colours only when asked (the CLI asks on a TTY without NO_COLOR).
+ */
+import pc from 'picocolors';
+import type { Finding } from '../finding.js';
+
+export function formatText(
+  findings: Finding[],
+  opts: { color: boolean; launches: number; hazards: number },
+): string {
+  const c = pc.createColors(opts.color);
+  const out: string[] = [];
+  for (const f of findings) {
+    const where = `${f.location.file}:${f.location.line}:${f.location.column}`;
+    const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
+    // The header stays one line: the unknown conditions' details follow as `?` lines.
+    const headline = f.possibly ? `possibly affected: ${f.hazard.summary}` : f.hazard.summary;
+    out.push(
+      `${c.underline(where)}  ${sev}  ${c.bold(f.hazard.id)} ${headline}  ${c.dim(`(${f.hazard.alias})`)}`,
+    );
+    for (const cond of f.conditions) {
+      if (f.possibly && cond.status === 'met') continue;
+      const mark = cond.status === 'met' ? c.green('✓') : c.yellow('?');
+      out.push(`    ${mark} ${cond.name}: ${cond.detail}`);
+    }
+    if (f.possibly) out.push(`    ${c.dim(`${f.conditions.length - countUnknown(f)} other conditions met`)}`);
+    else {
+      for (const r of f.hazard.remedies) out.push(`    ${c.green('fix:')} ${r.change} — ${r.why}`);
+      for (const r of f.hazard.nonRemedies) out.push(`    ${c.red('not a fix:')} ${r.change} — ${r.why}`);
+    }
+    out.push(`    ${c.dim(`more: faultline lint --explain ${f.hazard.id}`)}`, '');
+  }
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.length - errors;
+  const launches = `${opts.launches} launch${opts.launches === 1 ? '' : 'es'}`;
+  if (findings.length === 0)
+    out.push(c.green(`✓ no known hazard in ${launches} (${opts.hazards} hazards checked)`));
+  else {
+    const n = findings.length;
+    const line = `✖ ${n} problem${n === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}) in ${launches}`;
+    out.push(errors ? c.red(c.bold(line)) : c.yellow(c.bold(line)));
+  }
+  return out.join('\n') + '\n';
+}
+
+function countUnknown(f: Finding): number {
+  return f.conditions.filter((x) => x.status === 'unknown').length;
+}

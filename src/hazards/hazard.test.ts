@@ -1,0 +1,45 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { defineHazard, type Hazard } from './hazard.js';
+
+const valid = (): Hazard => ({
+  id: 'FL999',
+  alias: 'test-hazard',
+  severity: 'error',
+  summary: 's',
+  mechanism: 'm',
+  affected: {},
+  confidence: 'reported',
+  conditions: [{ name: 'always', description: 'd', check: () => ({ status: 'met', detail: 'x' }) }],
+  locateAt: 'always',
+  remedies: [{ change: 'c', why: 'w' }],
+  nonRemedies: [],
+  references: [{ title: 't', url: 'https://example.org/x' }],
+  docs: { problem: 'p' },
+});
+
+test('a well-formed declaration is accepted and frozen', () => {
+  const h = defineHazard(valid());
+  assert.ok(Object.isFrozen(h));
+});
+
+test('malformed declarations fail at definition time with the reason', () => {
+  const cases: [Partial<Hazard>, RegExp][] = [
+    [{ id: 'FL1' as Hazard['id'] }, /not FLnnn/],
+    [{ alias: 'Not Kebab' }, /not kebab-case/],
+    [{ conditions: [] }, /no conditions/],
+    [{ locateAt: 'nowhere' }, /locateAt "nowhere"/],
+    [{ remedies: [] }, /no remedies/],
+    [{ references: [{ title: 't', url: 'http://x' }] }, /not https/],
+    [
+      {
+        conditions: [
+          { name: 'always', description: 'd', check: () => ({ status: 'met', detail: '' }) },
+          { name: 'always', description: 'd', check: () => ({ status: 'met', detail: '' }) },
+        ],
+      },
+      /duplicate condition names/,
+    ],
+  ];
+  for (const [patch, re] of cases) assert.throws(() => defineHazard({ ...valid(), ...patch }), re);
+});
