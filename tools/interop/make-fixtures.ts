@@ -17,20 +17,38 @@ function valueStrings(t: Tensor): string[] {
   const kind = dtypeInfo(t.dtype).kind;
   if (kind !== 'float') return Array.from(t.data as ArrayLike<number | bigint>, (v) => String(v));
   const values = t.dtype === 'F64' ? Array.from(t.data as Float64Array) : Array.from(toFloat32(t));
-  return values.map((v) => (Number.isNaN(v) ? 'nan' : Object.is(v, -0) ? '-0' : v === Infinity ? 'inf' : v === -Infinity ? '-inf' : String(v)));
+  return values.map((v) =>
+    Number.isNaN(v)
+      ? 'nan'
+      : Object.is(v, -0)
+        ? '-0'
+        : v === Infinity
+          ? 'inf'
+          : v === -Infinity
+            ? '-inf'
+            : String(v),
+  );
 }
 
 function expectation(tensors: Record<string, Tensor>, metadata: Record<string, string> | undefined) {
   const out: Record<string, unknown> = {};
   for (const [name, t] of Object.entries(tensors)) {
-    out[name] = { dtype: t.dtype, shape: t.shape, hex: Buffer.from(tensorBytes(t)).toString('hex'), values: valueStrings(t) };
+    out[name] = {
+      dtype: t.dtype,
+      shape: t.shape,
+      hex: Buffer.from(tensorBytes(t)).toString('hex'),
+      values: valueStrings(t),
+    };
   }
   return { metadata: metadata ?? null, tensors: out };
 }
 
 function write(name: string, tensors: Record<string, Tensor>, metadata?: Record<string, string>): void {
   writeFileSync(join(OUT, `${name}.safetensors`), serializeSafetensors(tensors, metadata));
-  writeFileSync(join(OUT, `${name}.expected.json`), `${JSON.stringify(expectation(tensors, metadata), null, 1)}\n`);
+  writeFileSync(
+    join(OUT, `${name}.expected.json`),
+    `${JSON.stringify(expectation(tensors, metadata), null, 1)}\n`,
+  );
 }
 
 mkdirSync(OUT, { recursive: true });
