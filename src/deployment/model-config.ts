@@ -1,0 +1,80 @@
+/**
+ * Model facts from a Hugging Face checkpoint: `readModelFacts(path)` takes a config.json or a
+ * model directory and returns the per-layer attention kinds and window (layer-kinds.ts), the
+ * KV-cache dtype the checkpoint declares (checkpoint-kv-dtype.ts, from config.json and the
+ * hf_quant_config.json beside it), and — for a directory with safetensors — the attention scales
+ * stored in it (checkpoint-scales.ts). Without safetensors, `scales` stays absent: unknown, not 1.0.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { UserError } from '../core/errors.js';
+import { checkpointKvDtype } from './checkpoint-kv-dtype.js';
+import { checkpointScales } from './checkpoint-scales.js';
+import type { ModelFacts } from './deployment.js';
+import { layerFactsOf } from './layer-kinds.js';
+import { parsePythonJson } from './python-json.js';
+import { isPlainObject } from './vllm-values.js';
+
+export const HF_QUANT_CONFIG = 'hf_quant_config.json';
+
+function readJson(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UserError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, {
+      code: 'E_MODEL_CONFIG',
+      hint: 'check the path and its permissions',
+    });
+  }
+  return parsePythonJson(text, file);
+}
+
+export function readModelFacts(pathOrDir: string): ModelFacts {
+  if (!existsSync(pathOrDir)) {
+    throw new UserError(`no such model config or directory: ${pathOrDir}`, {
+      code: 'E_MODEL_CONFIG',
+      hint: "pass the model's config.json or the directory that holds it",
+    });
+  }
+  const isDir = statSync(pathOrDir).isDirectory();
+  const dir = isDir ? pathOrDir : dirname(pathOrDir);
+  const configFile = isDir ? join(pathOrDir, 'config.json') : pathOrDir;
+  if (isDir && !existsSync(configFile)) {
+    throw new UserError(`${pathOrDir} has no config.json`, {
+      code: 'E_MODEL_CONFIG',
+      hint: 'point at a Hugging Face model directory (it holds config.json) or at the config file itself',
+    });
+  }
+  const config = readJson(configFile);
+  const at = { file: configFile, line: 1, column: 1 };
+  if (!isPlainObject(config)) {
+    throw new UserError(`${configFile} must hold a JSON object`, {
+      code: 'E_MODEL_CONFIG',
+      at,
+      hint: 'this does not look like a Hugging Face config.json',
+    });
+  }
+  const layerFacts = layerFactsOf(config, at);
+  const notes = [...layerFacts.notes];
+
+  const hfQuantFile = join(dir, HF_QUANT_CONFIG);
+  const hfQuant = existsSync(hfQuantFile) ? readJson(hfQuantFile) : undefined;
+  const kv = checkpointKvDtype(config, hfQuant, { config: basename(configFile), hfQuant: HF_QUANT_CONFIG });
+  notes.push(...kv.notes);
+
+  const scales = isDir ? checkpointScales(dir, layerFacts.layers.length, notes) : undefined;
+  if (isDir && !scales)
+    notes.push('no safetensors checkpoint in the directory: attention scales are unknown');
+
+  return {
+    source: configFile,
+    ...(layerFacts.modelType ? { modelType: layerFacts.modelType } : {}),
+    layers: layerFacts.layers,
+    ...(layerFacts.window !== undefined ? { window: layerFacts.window } : {}),
+    ...(layerFacts.chunkSize !== undefined ? { chunkSize: layerFacts.chunkSize } : {}),
+    ...(kv.dtype ? { kvDtypeFromCheckpoint: kv.dtype, kvDtypeEvidence: kv.evidence } : {}),
+    ...(scales ? { scales } : {}),
+    notes,
+  };
+}
