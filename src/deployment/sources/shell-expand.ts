@@ -49,7 +49,7 @@ const IFS_WHITESPACE = /[ \t\n]/;
 export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] {
   const meaningful = word.parts.filter((p) => !(p.kind === 'literal' && p.text === ''));
   const only = meaningful.length === 1 ? meaningful[0] : undefined;
-  if (only && only.kind === 'param' && (only.name === '@' || only.name === '*') && !only.op) {
+  if (split && only && only.kind === 'param' && (only.name === '@' || only.name === '*') && !only.op) {
     note(env, `"${only.raw}" (the arguments the script is called with) is not known here; left out`, only.start);
     return [];
   }

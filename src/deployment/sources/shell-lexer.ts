@@ -184,7 +184,7 @@ class Lexer {
     while (this.pos < t.length) {
       const c = t[this.pos];
       if (c === '\\' && t[this.pos + 1] === '\n') this.pos += 2;
-      else if (c === '\\' && '$`\\'.includes(t[this.pos + 1] ?? '')) {
+      else if (c === '\\' && t[this.pos + 1] !== undefined && '$`\\'.includes(t[this.pos + 1])) {
         this.pushLiteral(parts, t[this.pos + 1], true, this.pos + 1);
         this.pos += 2;
       } else if (c === '$') this.readDollar(parts, true);
@@ -397,7 +397,7 @@ class Lexer {
         this.pos++;
         return;
       }
-      if (c === '\\' && '$`"\\'.includes(t[this.pos + 1] ?? '')) {
+      if (c === '\\' && t[this.pos + 1] !== undefined && '$`"\\'.includes(t[this.pos + 1])) {
         this.pushLiteral(parts, t[this.pos + 1], true, this.pos + 1);
         this.pos += 2;
       } else if (c === '$' && t[this.pos + 1] !== '"' && t[this.pos + 1] !== "'") {

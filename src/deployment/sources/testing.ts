@@ -30,3 +30,8 @@ export function where(l: LaunchCommand, text: string): string {
 export function envObject(l: LaunchCommand): Record<string, string> {
   return Object.fromEntries([...l.env].map(([k, v]) => [k, v.value]));
 }
+
+/** An in-memory launch file. */
+export function memoryFile(path: string, text: string): SourceFile {
+  return { path, absPath: `/work/${path}`, baseDir: '/work', text };
+}

@@ -116,10 +116,13 @@ function decodeBlock(src: string, start: number, end: number, folded: boolean): 
     lines.push({ text: src.slice(i, j).replace(/\r$/, ''), at: i });
     i = j + 1;
   }
-  const first = lines.find((l) => l.text.trim() !== '');
+  // Indentation counts spaces only (a tab after them is content); spaces-only lines no longer
+  // than the indentation are empty lines.
+  const spacesOnly = (t: string) => /^ *$/.test(t);
+  const first = lines.find((l) => !spacesOnly(l.text));
   if (!first) return { chars: [], offsets: [] };
-  const indent = first.text.length - first.text.trimStart().length;
-  const content = lines.map((l) => ({ text: l.text.trim() === '' ? '' : l.text.slice(indent), at: l.at + indent }));
+  const indent = /^ */.exec(first.text)?.[0].length ?? 0;
+  const content = lines.map((l) => ({ text: spacesOnly(l.text) && l.text.length <= indent ? '' : l.text.slice(indent), at: l.at + indent }));
   let last = content.length - 1;
   while (last >= 0 && content[last].text === '') last--;
   const out: Decoded = { chars: [], offsets: [] };
