@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
+import { registerEngine } from './engine.js';
 
 /** A command module adds its subcommand to the program; `exit` records the command's exit code. */
 export type RegisterCommand = (program: Command, io: CliIO, exit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. Add one line per new command file. */
-export const commandModules: RegisterCommand[] = [];
+export const commandModules: RegisterCommand[] = [registerEngine];
