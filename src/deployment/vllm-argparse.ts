@@ -179,10 +179,19 @@ function unknownOption(
   return next;
 }
 
+/** `$NAME`, `${NAME}` (shell, Compose) or `$(NAME)` (Kubernetes) left unexpanded by a launch-file source. */
+const UNSET_VARIABLE = /^\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\}|\([A-Za-z_][\w.-]*\))$/;
+
 function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): unknown {
   const text = tok.text;
   const bad = (why: string, hint: string): UserError =>
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
+  // `--port $PORT` where the launch file leaves PORT to its caller (the sources keep such a
+  // variable as written): the value is unknown, which is not a malformed value.
+  if (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text)) {
+    notes.push({ value: `${name} ${text}: the value is a variable the launch file does not set; unknown here`, at: tok.at });
+    return text;
+  }
   switch (spec.kind) {
     case 'int': {
       if (spec.acceptsAuto && (text.trim() === '-1' || text.trim().toLowerCase() === 'auto')) return -1;
