@@ -64,7 +64,7 @@ test('ties and neighbours between every pair of adjacent bf16 codes (both signs,
   assert.equal(f32ToBf16Bits(-3.4028234663852886e38), 0xff80);
 });
 
-test('strided sweep over all float32 patterns matches the by-value reference (NaN as NaN)', () => {
+test('strided sweep over all float32 patterns: f32ToBf16Bits and roundToBf16 match the by-value reference (NaN as NaN)', () => {
   const stride = 4099;
   let mismatches = 0;
   let n = 0;
@@ -72,6 +72,8 @@ test('strided sweep over all float32 patterns matches the by-value reference (Na
     const got = f32ToBf16Bits(f32FromBits(b));
     const want = referenceBf16(b);
     if (got !== want && !(isBf16Nan(got) && isBf16Nan(want))) mismatches++;
+    const rounded = roundToBf16(f32FromBits(b));
+    if (!Object.is(rounded, bf16BitsToF32(want)) && !(Number.isNaN(rounded) && isBf16Nan(want))) mismatches++;
     n++;
   }
   assert.ok(n > 1_000_000);

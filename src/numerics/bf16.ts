@@ -33,9 +33,13 @@ export function bf16BitsToF32(b: number): number {
   return decodeScratchF32[0];
 }
 
-/** x → the nearest bf16 value (as a JS number), via float32 as above. */
+/** x → the nearest bf16 value (as a JS number), via float32 as above. One scratch round trip: hot in the engine. */
 export function roundToBf16(x: number): number {
-  return bf16BitsToF32(f32ToBf16Bits(x));
+  decodeScratchF32[0] = x;
+  const b = decodeScratchU32[0];
+  if ((b & 0x7fffffff) > 0x7f800000) return NaN;
+  decodeScratchU32[0] = (b + ((b >>> 16) & 1) + 0x7fff) & 0xffff0000;
+  return decodeScratchF32[0];
 }
 
 /**
