@@ -5,6 +5,7 @@
  * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
  */
 import type { Located } from '../core/located.js';
+import type { ArgValue } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
 
@@ -63,8 +64,10 @@ export interface Deployment {
    * Parsed vLLM arguments keyed by argparse dest (underscores: `kv_cache_dtype`, `speculative_config`).
    * JSON-valued flags (speculative_config, attention_config, compilation_config …) hold the merged object,
    * including dotted sub-keys. Booleans are true/false (`--no-x` → false). Last occurrence wins.
+   * A value is located at its option token; JSON flags also carry `keyAt` (sub-key → where it was
+   * written), read it with `argKeyAt(args, 'attention_config.backend')` from vllm-args.ts.
    */
-  args: Map<string, Located<unknown>>;
+  args: Map<string, ArgValue>;
   /** Environment variables that reach the server process. */
   env: Map<string, Located<string>>;
   modelFacts?: ModelFacts;
