@@ -127,3 +127,15 @@ test('readModelFacts on a checkpoint directory fills scales; on the config file 
     config,
   );
 });
+
+test('an unreadable checkpoint leaves the scales unknown, with a note', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-bad-'));
+  try {
+    writeFileSync(join(dir, 'model.safetensors'), 'not a safetensors file at all');
+    const notes: string[] = [];
+    assert.equal(checkpointScales(dir, 1, notes), undefined);
+    assert.match(notes[0], /could not be read .*attention scales are unknown/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -10,6 +10,7 @@
  * Per-channel (non-scalar) scales are reported as present without values: vLLM rejects them for an
  * FP8 KV cache ("Only support per-tensor scaling factor").
  */
+import { UserError } from '../core/errors.js';
 import { openCheckpoint } from '../tensors/safetensors-index.js';
 import { toFloat32 } from '../tensors/tensor.js';
 import type { ModelFacts } from './deployment.js';
@@ -30,8 +31,11 @@ export function checkpointScales(
   try {
     ckpt = openCheckpoint(dir);
   } catch (e) {
-    if (e instanceof Error && /holds neither/.test(e.message)) return undefined;
-    throw e;
+    if (!(e instanceof UserError)) throw e;
+    if (/holds neither/.test(e.message)) return undefined;
+    // A checkpoint faultline cannot read (e.g. a dtype it does not know) leaves the scales unknown, said so.
+    notes.push(`the safetensors checkpoint could not be read (${e.message}): attention scales are unknown`);
+    return undefined;
   }
   try {
     const found = {
