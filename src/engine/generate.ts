@@ -61,8 +61,11 @@ export function generate(engine: Engine, promptIds: readonly number[], o: Genera
   return { promptIds: [...promptIds], tokens, finishReason };
 }
 
-/** Logits [len, V] for every position of `ids`, computed exactly (fp32 mode, fp32 KV, reference attention). */
-export function computeLogits(model: Model, ids: readonly number[]): Float32Array {
+/**
+ * Logits [len, V] and hidden states [len, d] (before the final norm) for every position of `ids`,
+ * computed exactly: fp32 weights math, fp32 KV, reference attention — the golden check's mode.
+ */
+export function exactForward(model: Model, ids: readonly number[]): { logits: Float32Array; hidden: Float32Array } {
   const engine = new Engine(model, {
     precision: 'fp32',
     kvDtype: 'fp32',
@@ -70,5 +73,10 @@ export function computeLogits(model: Model, ids: readonly number[]): Float32Arra
     cacheKind: 'contiguous',
     backend: createReferenceBackend(),
   });
-  return engine.forward([{ seqId: 0, tokens: ids }])[0].logits;
+  const { logits, hidden } = engine.forward([{ seqId: 0, tokens: ids }])[0];
+  return { logits, hidden };
+}
+
+export function computeLogits(model: Model, ids: readonly number[]): Float32Array {
+  return exactForward(model, ids).logits;
 }

@@ -8,45 +8,38 @@ import { roundToBf16 } from '../numerics/bf16.js';
 
 /**
  * out[n, O] = x[n, D] · w[O, D]ᵀ (torch Linear, weight [out, in]).
- * Each output is one dot product with four partial sums (what lets V8 keep several multiply-adds
- * in flight), summed as (a0 + a1) + (a2 + a3). Every row uses exactly the same sequence of
- * operations whatever n is, so results are batch-invariant; rows share each pass over a weight
- * row while it is in cache.
+ * Every output is a plain sequential dot product (i = 0 … D−1, float64 accumulator), whatever n
+ * is, so results are batch-invariant. For speed, four outputs are computed in one pass over x:
+ * each x[i] is loaded once for four weight rows, which is what makes a JS matvec ~2× faster
+ * than one dot product at a time.
  */
 export function matmul(out: Float32Array, x: Float32Array, w: Float32Array, n: number, D: number, O: number): void {
-  if (n === 1) return matvec(out, 0, x, 0, w, D, O);
-  const D4 = D - (D % 4);
-  for (let o = 0; o < O; o++) {
-    const wo = o * D;
-    for (let r = 0; r < n; r++) {
-      const xo = r * D;
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      for (let i = 0; i < D4; i += 4) {
-        a0 += w[wo + i] * x[xo + i];
-        a1 += w[wo + i + 1] * x[xo + i + 1];
-        a2 += w[wo + i + 2] * x[xo + i + 2];
-        a3 += w[wo + i + 3] * x[xo + i + 3];
-      }
-      for (let i = D4; i < D; i++) a0 += w[wo + i] * x[xo + i];
-      out[r * O + o] = a0 + a1 + (a2 + a3);
-    }
-  }
+  for (let r = 0; r < n; r++) matvec(out, r * O, x, r * D, w, D, O);
 }
 
-/** out[oo + o] = Σ_i w[o, i] · x[xo + i] for one row (the n = 1 case of matmul, same operation order). */
+/** out[oo + o] = Σ_i w[o, i] · x[xo + i] for one row (see matmul). */
 export function matvec(out: Float32Array, oo: number, x: Float32Array, xo: number, w: Float32Array, D: number, O: number): void {
-  const D4 = D - (D % 4);
-  for (let o = 0; o < O; o++) {
-    const wo = o * D;
-    let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (let i = 0; i < D4; i += 4) {
-      a0 += w[wo + i] * x[xo + i];
-      a1 += w[wo + i + 1] * x[xo + i + 1];
-      a2 += w[wo + i + 2] * x[xo + i + 2];
-      a3 += w[wo + i + 3] * x[xo + i + 3];
+  let o = 0;
+  for (; o + 4 <= O; o += 4) {
+    const w0 = o * D, w1 = w0 + D, w2 = w1 + D, w3 = w2 + D;
+    let a = 0, b = 0, c = 0, d = 0;
+    for (let i = 0; i < D; i++) {
+      const xi = x[xo + i];
+      a += w[w0 + i] * xi;
+      b += w[w1 + i] * xi;
+      c += w[w2 + i] * xi;
+      d += w[w3 + i] * xi;
     }
-    for (let i = D4; i < D; i++) a0 += w[wo + i] * x[xo + i];
-    out[oo + o] = a0 + a1 + (a2 + a3);
+    out[oo + o] = a;
+    out[oo + o + 1] = b;
+    out[oo + o + 2] = c;
+    out[oo + o + 3] = d;
+  }
+  for (; o < O; o++) {
+    const wo = o * D;
+    let a = 0;
+    for (let i = 0; i < D; i++) a += w[wo + i] * x[xo + i];
+    out[oo + o] = a;
   }
 }
 

@@ -1,0 +1,140 @@
+/**
+ * Engine throughput, single stream, on this machine: prefill and decode tokens/s and GFLOP/s for a
+ * ~3M-parameter config, next to an anchor measured in the same run — a plain JS float32 dot-product
+ * loop (the best a matvec can do here without SIMD) — so the numbers read as ratios.
+ *
+ *   npm run bench:engine            (or: node --import tsx bench/engine.ts [--decode 256] [--prompt 128])
+ */
+import { createFlashinferBackend } from '../src/engine/attention/flashinfer.js';
+import { createReferenceBackend } from '../src/engine/attention/reference.js';
+import type { AttentionBackend } from '../src/engine/attention/backend.js';
+import type { ModelConfig } from '../src/engine/config.js';
+import { Engine } from '../src/engine/engine.js';
+import type { KvDtype } from '../src/engine/kv-cache/cache.js';
+import { randomModel, tinyConfig } from '../src/engine/random-init.js';
+import { argmax } from '../src/engine/sampling.js';
+
+const argOf = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const PROMPT = argOf('prompt', 128);
+const DECODE = argOf('decode', 256);
+
+// ~3.2M parameters: tiny-swa's widths with 4 layers (3 sliding, 1 full)
+const config: ModelConfig = tinyConfig({
+  hiddenSize: 256,
+  intermediateSize: 768,
+  numLayers: 4,
+  numHeads: 4,
+  numKvHeads: 2,
+  headDim: 64,
+  layerTypes: ['sliding', 'sliding', 'sliding', 'full'],
+  slidingWindow: 128,
+  queryPreAttnScalar: 64,
+  maxPositions: 2048,
+});
+const model = randomModel(config, { seed: 1 });
+
+function paramCount(c: ModelConfig): { matmul: number; total: number } {
+  const { hiddenSize: d, intermediateSize: I, numHeads: hq, numKvHeads: hkv, headDim: hd, vocabSize: V } = c;
+  const perLayer = d * hq * hd * 2 + d * hkv * hd * 2 + 3 * d * I;
+  const matmul = c.numLayers * perLayer + V * d; // + tied output head
+  return { matmul, total: c.numLayers * (perLayer + 4 * d + 2 * hd) + V * d + d };
+}
+
+/** FLOPs of one token at context length ctx (matmuls + attention scores and P·V). */
+function flopsPerToken(c: ModelConfig, ctx: number): number {
+  let att = 0;
+  for (let l = 0; l < c.numLayers; l++) {
+    const keys = c.layerTypes[l] === 'sliding' ? Math.min(ctx, c.slidingWindow!) : ctx;
+    att += 4 * keys * c.numHeads * c.headDim;
+  }
+  return 2 * paramCount(c).matmul + att;
+}
+
+/** Anchor: GFLOP/s of a plain float32 matvec with four accumulators (the engine's inner loop), d×I weights. */
+function anchorGflops(): number {
+  const D = 256, O = 768;
+  const w = Float32Array.from({ length: D * O }, (_, i) => Math.sin(i));
+  const x = Float32Array.from({ length: D }, (_, i) => Math.cos(i));
+  const out = new Float32Array(O);
+  const run = () => {
+    for (let o = 0; o < O; o++) {
+      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+      const wo = o * D;
+      for (let i = 0; i < D; i += 4) {
+        a0 += w[wo + i] * x[i];
+        a1 += w[wo + i + 1] * x[i + 1];
+        a2 += w[wo + i + 2] * x[i + 2];
+        a3 += w[wo + i + 3] * x[i + 3];
+      }
+      out[o] = a0 + a1 + (a2 + a3);
+    }
+  };
+  for (let i = 0; i < 200; i++) run(); // warm up the JIT
+  const reps = 2000;
+  const t0 = performance.now();
+  for (let i = 0; i < reps; i++) run();
+  const s = (performance.now() - t0) / 1000;
+  return (2 * D * O * reps) / s / 1e9;
+}
+
+interface Result {
+  name: string;
+  prefillTps: number;
+  prefillGflops: number;
+  decodeTps: number;
+  decodeGflops: number;
+}
+
+function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cacheKind: 'paged' | 'contiguous'): Result {
+  const prompt = Array.from({ length: PROMPT }, (_, i) => (i * 37) % 256);
+  const run = () => {
+    const e = new Engine(model, { precision: 'bf16', kvDtype, pageSize: 16, cacheKind, backend });
+    const t0 = performance.now();
+    let step = e.forward([{ seqId: 0, tokens: prompt }])[0];
+    const t1 = performance.now();
+    for (let i = 0; i < DECODE; i++) {
+      const last = step.logits.subarray((step.rows - 1) * config.vocabSize);
+      step = e.forward([{ seqId: 0, tokens: [argmax(last)] }])[0];
+    }
+    const t2 = performance.now();
+    return { prefill: (t1 - t0) / 1000, decode: (t2 - t1) / 1000 };
+  };
+  run(); // warm-up
+  const { prefill, decode } = run();
+  let prefillFlops = 0;
+  for (let p = 0; p < PROMPT; p++) prefillFlops += flopsPerToken(config, p + 1);
+  let decodeFlops = 0;
+  for (let p = PROMPT; p < PROMPT + DECODE; p++) decodeFlops += flopsPerToken(config, p + 1);
+  return {
+    name,
+    prefillTps: PROMPT / prefill,
+    prefillGflops: prefillFlops / prefill / 1e9,
+    decodeTps: DECODE / decode,
+    decodeGflops: decodeFlops / decode / 1e9,
+  };
+}
+
+const anchor = anchorGflops();
+const { total } = paramCount(config);
+console.log(`engine bench: ${(total / 1e6).toFixed(2)}M parameters (d ${config.hiddenSize}, I ${config.intermediateSize}, ${config.numLayers} layers), prompt ${PROMPT}, decode ${DECODE}, bf16 math`);
+console.log(`anchor: plain JS float32 matvec ${anchor.toFixed(2)} GFLOP/s (same run)`);
+const results = [
+  measure('reference attention, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged'),
+  measure('reference attention, bf16 KV, contiguous', createReferenceBackend(), 'bf16', 'contiguous'),
+  measure(
+    'flashinfer sm100 (fixed), fp8 KV, paged',
+    createFlashinferBackend({ bookkeeping: 'fixed', faultModel: null, disableQQuantization: false, useTrtllmAttention: null }),
+    'fp8_e4m3',
+    'paged',
+  ),
+];
+for (const r of results)
+  console.log(
+    `${r.name.padEnd(44)} prefill ${r.prefillTps.toFixed(0).padStart(5)} tok/s ${r.prefillGflops.toFixed(2)} GFLOP/s (${(r.prefillGflops / anchor).toFixed(2)}× anchor)` +
+      ` | decode ${r.decodeTps.toFixed(0).padStart(5)} tok/s ${r.decodeGflops.toFixed(2)} GFLOP/s (${(r.decodeGflops / anchor).toFixed(2)}× anchor)`,
+  );
+const best = Math.max(...results.map((r) => r.decodeTps));
+console.log(`decode target ≥ 300 tok/s: ${best >= 300 ? 'met' : 'NOT met'} (best ${best.toFixed(0)} tok/s)`);
