@@ -148,3 +148,37 @@ describe('step routing', () => {
     assert.equal(e.length(2), 0);
   });
 });
+
+describe('the canonical combination at the engine level (unit scales, so only the fault model can differ)', () => {
+  const unitModel = randomModel(tinyConfig(), { seed: 5, std: 0.08 });
+  // prompt past the window (16), then spec-as-decode steps of 1 + k rows
+  const run = (preset: 'sm100-affected' | 'sm100-fixed', o: { kvDtype: KvDtype; disableQ: boolean; k: number }) => {
+    const e = new Engine(unitModel, {
+      precision: 'bf16', kvDtype: o.kvDtype, pageSize: 16, cacheKind: 'paged', numSpeculativeTokens: o.k,
+      backend: createFlashinferBackend({
+        bookkeeping: preset === 'sm100-affected' ? 'vllm-affected' : 'fixed',
+        faultModel: preset === 'sm100-affected' ? trtllmGenSwaSpecdec : null,
+        disableQQuantization: o.disableQ, useTrtllmAttention: null,
+      }),
+    });
+    const rows: number[] = [];
+    e.forward([{ seqId: 0, tokens: promptA }]);
+    for (let step = 0; step < 16; step++) {
+      const toks = Array.from({ length: o.k + 1 }, (_, i) => (step * 13 + i * 7) % 256);
+      rows.push(...e.forward([{ seqId: 0, tokens: toks }])[0].logits);
+    }
+    return rows;
+  };
+  test('FP8 KV + Q quantization disabled + k = 7 → logits differ from sm100-fixed', () => {
+    const o = { kvDtype: 'fp8_e4m3' as const, disableQ: true, k: 7 };
+    assert.notDeepEqual(run('sm100-affected', o), run('sm100-fixed', o));
+  });
+  for (const [name, o] of [
+    ['BF16 KV', { kvDtype: 'bf16' as const, disableQ: true, k: 7 }],
+    ['Q quantization on', { kvDtype: 'fp8_e4m3' as const, disableQ: false, k: 7 }],
+    ['k = 3 (q_len_per_req 4)', { kvDtype: 'fp8_e4m3' as const, disableQ: true, k: 3 }],
+  ] as const)
+    test(`remove one of the three (${name}) → identical to sm100-fixed`, () => {
+      assert.deepEqual(run('sm100-affected', o), run('sm100-fixed', o));
+    });
+});
