@@ -82,7 +82,7 @@ function modelSpecLaunch(y: YamlFile, doc: Node, engine: Node | undefined, spec:
     for (const item of seqItems(mapGet(cfg, 'extraArgs'))) {
       value(item);
       const text = scalarText(y, item) ?? '';
-      if (/\s/.test(text.trim()))
+      if (text.startsWith('-') && /\s/.test(text.trim()))
         notes.push({ value: `extraArgs item "${text}" reaches vLLM as ONE argument (the chart quotes each item); split it into two items`, at: locOf(y, item) });
     }
   }
