@@ -468,3 +468,13 @@ test('tokens without locations (synthetic entrypoint) are fine', () => {
     at: { file: 'k8s.yaml', line: 1, column: 2 },
   });
 });
+
+test('a variable a launch file leaves unset is an unknown value, noted, not a malformed one', () => {
+  const r = parse(['vllm', 'serve', '$MODEL', '--tensor-parallel-size', '$TP', '--max-model-len=${MAX_MODEL_LEN}', '--kv-cache-dtype', '$(KV_DTYPE)']);
+  assert.equal(r.args.get('tensor_parallel_size')?.value, '$TP');
+  assert.equal(r.args.get('max_model_len')?.value, '${MAX_MODEL_LEN}');
+  assert.equal(r.args.get('kv_cache_dtype')?.value, '$(KV_DTYPE)');
+  assert.equal(r.notes.length, 3);
+  assert.match(r.notes[0].value, /variable the launch file does not set/);
+  assert.throws(() => parse(['vllm', 'serve', 'm', '-tp', '$(echo 2)']), UserError);
+});
