@@ -73,10 +73,11 @@ test('every remedy clears FL001; --enforce-eager does not; --disable-sliding-win
         edit: (o) => withArgs(o, { kv_cache_dtype: undefined }),
         expect: 'fires',
       },
-      'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=…': {
+      'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=… on vLLM ≥ 0.15.0': {
         edit: (o) => ({
           ...o,
           env: { VLLM_USE_TRTLLM_ATTENTION: '0', VLLM_ATTENTION_BACKEND: 'TRITON_ATTN' },
+          versions: { vllm: '0.23.1rc1.dev843+g04adc8843' },
         }),
         expect: 'fires',
       },
@@ -188,12 +189,26 @@ test('versions: any known version is affected (no fix released); flashinfer olde
   assert.match(old?.message ?? '', /older than the first reported 0\.6\.14/);
 });
 
-test('the old VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION env var alone is unknown (removed in PR #32812)', () => {
-  const o = {
-    ...withSubArg(base, 'attention_config', 'disable_flashinfer_q_quantization', undefined),
-    env: { VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION: '1' },
-  };
-  const f = fire(FL001, o);
-  assert.ok(f?.possibly);
-  assert.match(f?.message ?? '', /PR #32812/);
+test('the old attention env vars: read below vLLM 0.15.0, ignored from it on, unknown without a version', () => {
+  const noFlag = withSubArg(base, 'attention_config', 'disable_flashinfer_q_quantization', undefined);
+  const viaEnv = { ...noFlag, env: { VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION: '1' } };
+  assertFiresFully(FL001, { ...viaEnv, versions: { vllm: '0.14.1' } });
+  assert.equal(fire(FL001, { ...viaEnv, versions: { vllm: '0.15.0' } }), undefined);
+  const unknown = fire(FL001, viaEnv);
+  assert.ok(unknown?.possibly);
+  assert.match(
+    unknown?.message ?? '',
+    /q-quantization-disabled \(VLLM_FLASHINFER_DISABLE_Q_QUANTIZATION=1 overrides/,
+  );
+  // VLLM_USE_TRTLLM_ATTENTION=0 clears it where it is read, and makes an unknown version uncertain
+  const offEnv = { ...base, env: { VLLM_USE_TRTLLM_ATTENTION: '0' } };
+  assert.equal(fire(FL001, { ...offEnv, versions: { vllm: '0.14.0' } }), undefined);
+  assert.ok(fire(FL001, offEnv)?.possibly);
+  // VLLM_ATTENTION_BACKEND overrides --attention-backend in old releases only
+  const envBackend = { ...base, env: { VLLM_ATTENTION_BACKEND: 'TRITON_ATTN' } };
+  assert.equal(fire(FL001, { ...envBackend, versions: { vllm: '0.13.0' } }), undefined);
+  const ignored = assertFiresFully(FL001, { ...envBackend, versions: { vllm: '0.16.0' } });
+  assert.match(ignored.conditions[3].detail, /VLLM_ATTENTION_BACKEND=TRITON_ATTN is ignored/);
+  // an env var that agrees with the command line changes nothing, version or not
+  assertFiresFully(FL001, { ...base, env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } });
 });

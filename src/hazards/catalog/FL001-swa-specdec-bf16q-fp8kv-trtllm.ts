@@ -96,8 +96,8 @@ export const FL001 = defineHazard({
       why: 'auto follows the checkpoint: an NVFP4 ModelOpt checkpoint such as gemma-4-31B-it-NVFP4 declares an FP8 KV cache, so the cache stays FP8',
     },
     {
-      change: 'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=…',
-      why: 'vLLM removed these environment variables (PR #32812, Jan 2026); affected versions ignore them',
+      change: 'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=… on vLLM ≥ 0.15.0',
+      why: 'vLLM 0.15.0 and later ignore these environment variables (removed by PR #32812); only older releases read them',
     },
   ],
   references: [

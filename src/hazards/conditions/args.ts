@@ -6,6 +6,7 @@
 import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { Deployment } from '../../deployment/deployment.js';
+import { ATTENTION_ENV_REMOVED_IN, ATTENTION_ENV_VARS, readVllmEnv } from '../../deployment/env-vars.js';
 
 export function arg(d: Deployment, dest: string): Located<unknown> | undefined {
   return d.args.get(dest);
@@ -58,4 +59,64 @@ export function showFlag(dest: string, value?: unknown): string {
 
 export function at(x: { at?: SourceLocation } | undefined): SourceLocation | undefined {
   return x?.at;
+}
+
+export interface AttentionSetting {
+  value: unknown;
+  at?: SourceLocation;
+  /** How the launch sets it: `attention_config.use_trtllm_attention=false`, or the env var. */
+  spelled: string;
+  /** Set when the environment may override the command line but the vLLM version is unknown. */
+  uncertain?: string;
+  /** A remark about an env var this version ignores. */
+  note?: string;
+}
+
+/**
+ * An attention_config field as vLLM resolves it: the command line, overridden by the old attention
+ * env var where the vLLM version still reads it (< 0.15.0, deployment/env-vars.ts), ignored where it
+ * does not, and uncertain when the version is unknown and the two disagree.
+ */
+export function attentionSetting(
+  d: Deployment,
+  field: string,
+  opts: { cli?: Located<unknown>; default?: unknown } = {},
+): AttentionSetting | undefined {
+  const flag = opts.cli ?? subArg(d, 'attention_config', field);
+  const fromFlag: AttentionSetting | undefined = flag
+    ? { value: flag.value, at: flag.at, spelled: `attention_config.${field}=${String(flag.value)}` }
+    : undefined;
+  const spec = ATTENTION_ENV_VARS.find((s) => s.field === field);
+  const raw = spec ? d.env.get(spec.name) : undefined;
+  if (!spec || !raw) return fromFlag;
+  const facts = readVllmEnv(new Map([[spec.name, raw]]), d.versions.vllm?.value);
+  const envValue = facts.attentionConfig.get(field);
+  const envText = `${spec.name}=${raw.value}`;
+  if (!envValue) return fromFlag; // unparseable: vLLM would fail or ignore it; the parser notes it
+  if (facts.attentionEnvHonoured === 'yes')
+    return {
+      value: envValue.value,
+      at: raw.at,
+      spelled: `${envText} (read by vLLM < ${ATTENTION_ENV_REMOVED_IN}, overriding the command line)`,
+    };
+  const ignored = `${envText} is ignored (vLLM ≥ ${ATTENTION_ENV_REMOVED_IN} removed it, PR #32812)`;
+  if (facts.attentionEnvHonoured === 'no')
+    return fromFlag
+      ? { ...fromFlag, note: ignored }
+      : { value: undefined, spelled: `attention_config.${field} unset`, note: ignored };
+  if (sameSetting(envValue.value, fromFlag ? fromFlag.value : opts.default))
+    return fromFlag ?? { value: envValue.value, at: raw.at, spelled: envText };
+  return {
+    value: fromFlag?.value,
+    at: raw.at,
+    spelled: fromFlag?.spelled ?? `attention_config.${field} unset`,
+    uncertain: `${envText} overrides attention_config.${field} in vLLM < ${ATTENTION_ENV_REMOVED_IN} and is ignored from ${ATTENTION_ENV_REMOVED_IN} on; the vLLM version is unknown (--vllm-version)`,
+  };
+}
+
+function sameSetting(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a.toUpperCase() === b.toUpperCase();
+  const ba = asBool(a);
+  const bb = asBool(b);
+  return ba !== undefined && ba === bb;
 }

@@ -5,12 +5,13 @@
  *   unset elsewhere: FLASH_ATTN comes first;
  * - Gemma 4 (heterogeneous head dims) forces TRITON_ATTN (FA4 on newer main) *only when the backend
  *   is unset*: an explicit FLASHINFER bypasses that safeguard;
- * - the VLLM_ATTENTION_BACKEND env var was removed (PR #32812, 2026-01-21) and is ignored.
+ * - VLLM_ATTENTION_BACKEND overrides the command line in vLLM < 0.15.0 and is ignored from 0.15.0 on
+ *   (PR #32812; deployment/env-vars.ts).
  */
 import type { SourceLocation } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asString, env, subArg } from './args.js';
+import { arg, asString, attentionSetting, subArg } from './args.js';
 import { inFamily } from './gpu.js';
 
 export interface ExplicitBackend {
@@ -19,27 +20,38 @@ export interface ExplicitBackend {
   at?: SourceLocation;
 }
 
-export function explicitAttentionBackend(d: Deployment): ExplicitBackend | undefined {
+export interface BackendChoice {
+  /** Set when the launch names a backend (flag, attention_config.backend, or an env var the version reads). */
+  explicit?: ExplicitBackend;
+  /** Why the choice cannot be known (env var vs command line with the version unknown). */
+  uncertain?: string;
+  /** A remark about an ignored env var. */
+  note?: string;
+}
+
+/** The backend the launch asks for, if any; "auto" counts as none. */
+export function chosenAttentionBackend(d: Deployment): BackendChoice {
   const flag = arg(d, 'attention_backend');
   const flagName = asString(flag?.value);
-  if (flagName && flagName.toLowerCase() !== 'auto')
-    return { name: flagName.toUpperCase(), spelled: `--attention-backend ${flagName}`, at: flag?.at };
-  const sub = subArg(d, 'attention_config', 'backend');
-  const subName = asString(sub?.value);
-  if (subName && subName.toLowerCase() !== 'auto')
-    return { name: subName.toUpperCase(), spelled: `attention_config.backend=${subName}`, at: sub?.at };
-  return undefined;
+  const useFlag = Boolean(flagName && flagName.toLowerCase() !== 'auto');
+  const cli = useFlag ? flag : subArg(d, 'attention_config', 'backend');
+  const viaFlag = useFlag ? '--attention-backend' : 'attention_config.backend';
+  const s = attentionSetting(d, 'backend', { cli });
+  if (!s) return {};
+  if (s.uncertain) return { uncertain: s.uncertain };
+  const name = asString(s.value);
+  const note = s.note;
+  if (!name || name.toLowerCase() === 'auto') return { note };
+  const spelled = s.spelled.startsWith('attention_config.backend=') ? `${viaFlag} ${name}` : s.spelled;
+  return { explicit: { name: name.toUpperCase(), spelled, at: s.at }, note };
+}
+
+export function explicitAttentionBackend(d: Deployment): ExplicitBackend | undefined {
+  return chosenAttentionBackend(d).explicit;
 }
 
 export function isGemma4(d: Deployment): boolean {
   return d.modelFacts?.modelType?.startsWith('gemma4') ?? false;
-}
-
-function ignoredEnvNote(d: Deployment): string {
-  const e = env(d, 'VLLM_ATTENTION_BACKEND');
-  return e
-    ? ` (VLLM_ATTENTION_BACKEND=${e.value} is ignored: vLLM removed that variable in PR #32812, Jan 2026)`
-    : '';
 }
 
 /** The FlashInfer backend serves the model's attention layers (explicitly, or as the SM100 default). */
@@ -49,20 +61,22 @@ export function flashInferBackend(): Condition {
     description:
       'attention runs on FlashInfer: --attention-backend FLASHINFER, or no backend given on an SM100-family GPU (its default)',
     check(d): ConditionResult {
-      const explicit = explicitAttentionBackend(d);
+      const choice = chosenAttentionBackend(d);
+      if (choice.uncertain) return { status: 'unknown', detail: choice.uncertain };
+      const note = choice.note ? ` (${choice.note})` : '';
+      const explicit = choice.explicit;
       if (explicit) {
         if (explicit.name !== 'FLASHINFER')
           return {
             status: 'not-met',
-            detail: `${explicit.spelled} selects another backend`,
+            detail: `${explicit.spelled} selects another backend${note}`,
             at: explicit.at,
           };
         const bypass = isGemma4(d)
           ? "; an explicit FLASHINFER bypasses Gemma 4's automatic TRITON_ATTN choice"
           : '';
-        return { status: 'met', detail: `${explicit.spelled} is explicit${bypass}`, at: explicit.at };
+        return { status: 'met', detail: `${explicit.spelled} is explicit${bypass}${note}`, at: explicit.at };
       }
-      const note = ignoredEnvNote(d);
       const gpu = d.gpu;
       if (!gpu)
         return {

@@ -10,7 +10,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt, subArg } from './args.js';
+import { arg, asBool, asInt, attentionSetting } from './args.js';
 import { inFamily } from './gpu.js';
 
 function notOne(values: number[] | undefined): number[] | undefined {
@@ -26,15 +26,18 @@ function describe(kind: string, odd: number[], total: number): string {
   return `${odd.length} of ${total} layers carry ${kind} ≠ 1 (e.g. ${sample})`;
 }
 
-/** Why prefill is forced onto trtllm-gen, or undefined when it is not. */
-function forcedTrtllmPrefill(d: Deployment): string | undefined {
-  const force = asBool(subArg(d, 'attention_config', 'use_trtllm_attention')?.value);
-  if (force === true) return 'attention_config.use_trtllm_attention=true forces trtllm-gen prefill';
+/** Why prefill is forced onto trtllm-gen, or why that is unknown; both undefined when it is not forced. */
+function forcedTrtllmPrefill(d: Deployment): { forced?: string; uncertain?: string } {
+  const force = attentionSetting(d, 'use_trtllm_attention');
+  if (asBool(force?.value) === true && !force?.uncertain)
+    return { forced: `${force?.spelled} forces trtllm-gen prefill` };
   const block = asInt(arg(d, 'block_size')?.value);
-  if (block !== undefined && block >= 128) return `--block-size ${block} (≥ 128) forces trtllm-gen prefill`;
+  if (block !== undefined && block >= 128)
+    return { forced: `--block-size ${block} (≥ 128) forces trtllm-gen prefill` };
   if (d.modelFacts?.modelType?.startsWith('gpt_oss'))
-    return 'attention sinks (gpt-oss) force trtllm-gen prefill';
-  return undefined;
+    return { forced: 'attention sinks (gpt-oss) force trtllm-gen prefill' };
+  if (force?.uncertain) return { uncertain: force.uncertain };
+  return {};
 }
 
 export function miscountedScales(): Condition {
@@ -76,10 +79,15 @@ export function miscountedScales(): Condition {
               : 'the checkpoint has no q/k/v scales: vLLM uses 1.0',
           at: d.model?.at,
         };
-      const forced = forcedTrtllmPrefill(d);
+      const { forced, uncertain } = forcedTrtllmPrefill(d);
       const kvText = kvUnread
         ? 'k/v scale tensors whose values were not read'
         : describe('k/v scales', oddKv, 2 * total);
+      if (uncertain)
+        return {
+          status: 'unknown',
+          detail: `${kvText}; whether prefill is forced onto trtllm-gen: ${uncertain}`,
+        };
       if (!forced)
         return {
           status: 'not-met',

@@ -2,12 +2,12 @@
  * Whether FlashInfer decode (and spec-verify-as-decode) runs on the trtllm-gen kernels.
  * Since vLLM PR #28479 decode routing is static: on SM100 every decode slice goes to trtllm-gen unless
  * `attention_config.use_trtllm_attention=false`, VLLM_BATCH_INVARIANT, decode context parallelism,
- * or missing cubins (research/vllm-flashinfer.md §1.5). VLLM_USE_TRTLLM_ATTENTION was removed with
- * PR #32812 and no longer has an effect.
+ * or missing cubins (research/vllm-flashinfer.md §1.5). VLLM_USE_TRTLLM_ATTENTION sets the same field
+ * in vLLM < 0.15.0 only (removed by PR #32812).
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt, env, subArg } from './args.js';
+import { arg, asBool, asInt, attentionSetting, env } from './args.js';
 
 export function trtllmGenDecode(): Condition {
   return {
@@ -15,12 +15,13 @@ export function trtllmGenDecode(): Condition {
     description:
       'decode is not forced off trtllm-gen (attention_config.use_trtllm_attention is not false, no VLLM_BATCH_INVARIANT, no decode context parallelism)',
     check(d: Deployment): ConditionResult {
-      const force = subArg(d, 'attention_config', 'use_trtllm_attention');
+      const force = attentionSetting(d, 'use_trtllm_attention');
+      if (force?.uncertain) return { status: 'unknown', detail: force.uncertain, at: force.at };
       const forced = asBool(force?.value);
       if (forced === false)
         return {
           status: 'not-met',
-          detail: 'attention_config.use_trtllm_attention=false routes decode to FlashInfer’s native wrapper',
+          detail: `${force?.spelled} routes decode to FlashInfer’s native wrapper`,
           at: force?.at,
         };
       const bi = env(d, 'VLLM_BATCH_INVARIANT');
@@ -38,19 +39,12 @@ export function trtllmGenDecode(): Condition {
           detail: `--decode-context-parallel-size ${dcpSize} turns TRTLLM attention off`,
           at: dcp?.at,
         };
-      const old = env(d, 'VLLM_USE_TRTLLM_ATTENTION');
-      const oldNote = old
-        ? ` (VLLM_USE_TRTLLM_ATTENTION=${old.value} is ignored: removed in vLLM PR #32812)`
-        : '';
+      const note = force?.note ? ` (${force.note})` : '';
       if (forced === true)
-        return {
-          status: 'met',
-          detail: `attention_config.use_trtllm_attention=true forces trtllm-gen${oldNote}`,
-          at: force?.at,
-        };
+        return { status: 'met', detail: `${force?.spelled} forces trtllm-gen${note}`, at: force?.at };
       return {
         status: 'met',
-        detail: `use_trtllm_attention is unset: vLLM routes every decode slice to trtllm-gen where supported (PR #28479)${oldNote}`,
+        detail: `use_trtllm_attention is unset: vLLM routes every decode slice to trtllm-gen where supported (PR #28479)${note}`,
         at: force?.at,
       };
     },

@@ -1,0 +1,86 @@
+/**
+ * What guard learns from the machine it runs on: the GPU (nvidia-smi), and the installed vLLM and
+ * FlashInfer versions (importlib.metadata in the Python that will run vLLM). Each fact is either
+ * found, with where it came from, or missing, with why — never guessed.
+ */
+import type { GpuFacts } from '../../deployment/deployment.js';
+import { parseNvidiaSmiCsv } from '../../deployment/gpu.js';
+import type { Probe } from './run-probe.js';
+
+export interface Fact<T> {
+  value?: T;
+  /** Where it came from ("nvidia-smi", "python3 importlib.metadata"), or why it is missing. */
+  how: string;
+}
+
+export async function gatherGpu(probe: Probe, env: NodeJS.ProcessEnv): Promise<Fact<GpuFacts>> {
+  const r = await probe('nvidia-smi', ['--query-gpu=name,compute_cap', '--format=csv,noheader'], {
+    env,
+    timeoutMs: 10_000,
+  });
+  if (!r.ok) return { how: `GPU unknown: ${r.why}` };
+  let gpus: GpuFacts[];
+  try {
+    gpus = parseNvidiaSmiCsv(r.stdout);
+  } catch (e) {
+    return { how: `GPU unknown: could not read nvidia-smi output (${(e as Error).message})` };
+  }
+  if (gpus.length === 0) return { how: 'GPU unknown: nvidia-smi listed no GPU' };
+  const distinct = new Set(gpus.map((g) => g.sm));
+  if (distinct.size > 1)
+    return {
+      how: `GPU unknown: nvidia-smi lists GPUs of different architectures (${gpus.map((g) => g.name ?? g.sm).join(', ')})`,
+    };
+  return { value: gpus[0], how: `nvidia-smi (${gpus.length} GPU${gpus.length === 1 ? '' : 's'})` };
+}
+
+/** Prints "name=version" per package, empty when not installed. */
+const VERSION_SCRIPT = [
+  'import importlib.metadata as m',
+  'for p in ("vllm", "flashinfer-python", "flashinfer"):',
+  '    try:',
+  '        print(p + "=" + m.version(p))',
+  '    except Exception:',
+  '        print(p + "=")',
+].join('\n');
+
+export interface InstalledVersions {
+  vllm: Fact<string>;
+  flashinfer: Fact<string>;
+}
+
+/**
+ * Asks each Python in turn (the launch's own interpreter first when it is one) for the installed
+ * versions; the first interpreter that answers decides.
+ */
+export async function gatherVersions(
+  probe: Probe,
+  env: NodeJS.ProcessEnv,
+  pythons: string[],
+): Promise<InstalledVersions> {
+  const tried: string[] = [];
+  for (const py of pythons) {
+    const r = await probe(py, ['-c', VERSION_SCRIPT], { env, timeoutMs: 20_000 });
+    if (!r.ok) {
+      tried.push(r.why ?? py);
+      continue;
+    }
+    const found = new Map<string, string>();
+    for (const line of r.stdout.split(/\r?\n/)) {
+      const m = /^([\w.-]+)=(.*)$/.exec(line.trim());
+      if (m && m[2]) found.set(m[1], m[2].trim());
+    }
+    const how = `${py} importlib.metadata`;
+    const vllm = found.get('vllm');
+    const fi = found.get('flashinfer-python') ?? found.get('flashinfer');
+    return {
+      vllm: vllm ? { value: vllm, how } : { how: `vLLM version unknown: not installed for ${py}` },
+      flashinfer: fi ? { value: fi, how } : { how: `FlashInfer version unknown: not installed for ${py}` },
+    };
+  }
+  const why = `no Python answered (${tried.join('; ')})`;
+  return {
+    vllm: { how: `vLLM version unknown: ${why}` },
+    flashinfer: { how: `FlashInfer version unknown: ${why}` },
+  };
+}
