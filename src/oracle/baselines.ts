@@ -23,10 +23,12 @@ export interface BaselineResult {
 }
 
 export function exactMatch(reference: Generation, candidate: Generation): BaselineResult {
-  if (reference.text !== undefined && candidate.text !== undefined && reference.text !== candidate.text) return { pass: false, detail: 'texts differ' };
+  if (reference.text !== undefined && candidate.text !== undefined && reference.text !== candidate.text)
+    return { pass: false, detail: 'texts differ' };
   const n = Math.max(reference.tokens.length, candidate.tokens.length);
   for (let t = 0; t < n; t++)
-    if (reference.tokens[t] !== candidate.tokens[t]) return { pass: false, detail: `token ids differ at index ${t}`, index: t };
+    if (reference.tokens[t] !== candidate.tokens[t])
+      return { pass: false, detail: `token ids differ at index ${t}`, index: t };
   return { pass: true, detail: 'identical' };
 }
 
@@ -34,15 +36,26 @@ function inTopN(step: GeneratedStep, token: number): boolean {
   return step.token === token || step.top.some((e) => e.token === token);
 }
 
-export function checkLogprobsClose(reference: Generation, candidate: Generation, options: { alwaysCheckLogprobs?: boolean } = {}): BaselineResult {
+export function checkLogprobsClose(
+  reference: Generation,
+  candidate: Generation,
+  options: { alwaysCheckLogprobs?: boolean } = {},
+): BaselineResult {
   const n = Math.min(reference.tokens.length, candidate.tokens.length);
   for (let t = 0; t < n; t++) {
     const a = reference.tokens[t];
     const b = candidate.tokens[t];
     if (a === b && !options.alwaysCheckLogprobs) continue;
-    if (!inTopN(candidate.steps[t], a)) return { pass: false, detail: `index ${t}: reference token ${a} not in candidate top-N`, index: t };
-    if (!inTopN(reference.steps[t], b)) return { pass: false, detail: `index ${t}: candidate token ${b} not in reference top-N`, index: t };
-    if (a !== b) return { pass: true, detail: `first mismatch at index ${t} is within top-N; sequences diverge, comparison stops`, index: t };
+    if (!inTopN(candidate.steps[t], a))
+      return { pass: false, detail: `index ${t}: reference token ${a} not in candidate top-N`, index: t };
+    if (!inTopN(reference.steps[t], b))
+      return { pass: false, detail: `index ${t}: candidate token ${b} not in reference top-N`, index: t };
+    if (a !== b)
+      return {
+        pass: true,
+        detail: `first mismatch at index ${t} is within top-N; sequences diverge, comparison stops`,
+        index: t,
+      };
   }
   return { pass: true, detail: 'no mismatch' };
 }
@@ -73,12 +86,22 @@ export function accuracyCheck(
   if ((options.gate ?? 'absolute') === 'absolute') {
     const tol = options.tolerance ?? 0.08;
     const pass = candidateAccuracy >= referenceAccuracy - tol;
-    return { pass, referenceAccuracy, candidateAccuracy, detail: `accuracy ${candidateAccuracy.toFixed(3)} vs reference ${referenceAccuracy.toFixed(3)} − ${tol}` };
+    return {
+      pass,
+      referenceAccuracy,
+      candidateAccuracy,
+      detail: `accuracy ${candidateAccuracy.toFixed(3)} vs reference ${referenceAccuracy.toFixed(3)} − ${tol}`,
+    };
   }
   const rtol = options.rtol ?? 0.08;
   const lower = wilsonLower(candidateCorrect.filter(Boolean).length, candidateCorrect.length);
   const pass = lower >= referenceAccuracy * (1 - rtol);
-  return { pass, referenceAccuracy, candidateAccuracy, detail: `Wilson lower bound ${lower.toFixed(3)} vs ${(referenceAccuracy * (1 - rtol)).toFixed(3)}` };
+  return {
+    pass,
+    referenceAccuracy,
+    candidateAccuracy,
+    detail: `Wilson lower bound ${lower.toFixed(3)} vs ${(referenceAccuracy * (1 - rtol)).toFixed(3)}`,
+  };
 }
 
 /** Accuracy item for a continuation task: the generation starts with the expected tokens. */

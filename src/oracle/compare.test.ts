@@ -9,8 +9,22 @@ test('identical generations', () => {
 });
 
 test('a flip between two close tokens, each in the other top-k, is a near-tie', () => {
-  const ref = generation([sure(1), step(10, [[10, -0.65], [11, -0.75], [12, -3]])]);
-  const cand = generation([sure(1), step(11, [[11, -0.66], [10, -0.7], [12, -3]])]);
+  const ref = generation([
+    sure(1),
+    step(10, [
+      [10, -0.65],
+      [11, -0.75],
+      [12, -3],
+    ]),
+  ]);
+  const cand = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+      [12, -3],
+    ]),
+  ]);
   const c = compareGenerations(ref, cand, 0.3);
   assert.equal(c.identical, false);
   assert.equal(c.agreeing, 1);
@@ -19,16 +33,37 @@ test('a flip between two close tokens, each in the other top-k, is a near-tie', 
 });
 
 test('the same flip is suspicious when the reference was confident', () => {
-  const ref = generation([step(10, [[10, -0.1], [11, -2.4]])]);
-  const cand = generation([step(11, [[11, -0.2], [10, -1.8]])]);
+  const ref = generation([
+    step(10, [
+      [10, -0.1],
+      [11, -2.4],
+    ]),
+  ]);
+  const cand = generation([
+    step(11, [
+      [11, -0.2],
+      [10, -1.8],
+    ]),
+  ]);
   const d = compareGenerations(ref, cand, 0.3).divergence!;
   assert.equal(d.kind, 'suspicious');
   assert.match(d.reason, /confident/);
 });
 
 test('a candidate token outside the reference top-k: suspicious with a lower-bound gap', () => {
-  const ref = generation([step(10, [[10, -0.1], [11, -2.4], [12, -3.0]])]);
-  const cand = generation([step(99, [[99, -0.2], [10, -1.8]])]);
+  const ref = generation([
+    step(10, [
+      [10, -0.1],
+      [11, -2.4],
+      [12, -3.0],
+    ]),
+  ]);
+  const cand = generation([
+    step(99, [
+      [99, -0.2],
+      [10, -1.8],
+    ]),
+  ]);
   const d = compareGenerations(ref, cand, 5).divergence!;
   assert.equal(d.kind, 'suspicious');
   assert.equal(d.candidateInReferenceTop, false);
@@ -37,8 +72,18 @@ test('a candidate token outside the reference top-k: suspicious with a lower-bou
 });
 
 test('the reference token missing from the candidate top-k is suspicious even at a small gap', () => {
-  const ref = generation([step(10, [[10, -0.6], [11, -0.7]])]);
-  const cand = generation([step(11, [[11, -0.01], [50, -6]])]);
+  const ref = generation([
+    step(10, [
+      [10, -0.6],
+      [11, -0.7],
+    ]),
+  ]);
+  const cand = generation([
+    step(11, [
+      [11, -0.01],
+      [50, -6],
+    ]),
+  ]);
   assert.equal(compareGenerations(ref, cand, 0.3).divergence?.kind, 'suspicious');
 });
 

@@ -60,22 +60,46 @@ function classify(index: number, ref: GeneratedStep, cand: GeneratedStep, margin
       kind: 'suspicious',
       referenceMargin: bound,
       marginIsLowerBound: true,
-      reason: `candidate token ${cand.token} is not in the reference's top-${ref.top.length}` + (bound === undefined ? '' : ` (gap > ${fmt(bound)})`),
+      reason:
+        `candidate token ${cand.token} is not in the reference's top-${ref.top.length}` +
+        (bound === undefined ? '' : ` (gap > ${fmt(bound)})`),
     };
   }
   const gap = ref.logprob - candInRef;
   if (refInCand === undefined)
-    return { ...base, kind: 'suspicious', referenceMargin: gap, marginIsLowerBound: false, reason: `reference token ${ref.token} is not in the candidate's top-${cand.top.length}` };
+    return {
+      ...base,
+      kind: 'suspicious',
+      referenceMargin: gap,
+      marginIsLowerBound: false,
+      reason: `reference token ${ref.token} is not in the candidate's top-${cand.top.length}`,
+    };
   if (gap > margin)
-    return { ...base, kind: 'suspicious', referenceMargin: gap, marginIsLowerBound: false, reason: `reference was confident: gap ${fmt(gap)} > near-tie margin ${fmt(margin)}` };
-  return { ...base, kind: 'near-tie', referenceMargin: gap, marginIsLowerBound: false, reason: `near-tie: gap ${fmt(gap)} ≤ margin ${fmt(margin)}, each token in the other's top-k` };
+    return {
+      ...base,
+      kind: 'suspicious',
+      referenceMargin: gap,
+      marginIsLowerBound: false,
+      reason: `reference was confident: gap ${fmt(gap)} > near-tie margin ${fmt(margin)}`,
+    };
+  return {
+    ...base,
+    kind: 'near-tie',
+    referenceMargin: gap,
+    marginIsLowerBound: false,
+    reason: `near-tie: gap ${fmt(gap)} ≤ margin ${fmt(margin)}, each token in the other's top-k`,
+  };
 }
 
 export function compareGenerations(reference: Generation, candidate: Generation, margin: number): Comparison {
   const common = Math.min(reference.tokens.length, candidate.tokens.length);
   for (let t = 0; t < common; t++) {
     if (reference.tokens[t] === candidate.tokens[t]) continue;
-    return { identical: false, agreeing: t, divergence: classify(t, reference.steps[t], candidate.steps[t], margin) };
+    return {
+      identical: false,
+      agreeing: t,
+      divergence: classify(t, reference.steps[t], candidate.steps[t], margin),
+    };
   }
   if (reference.tokens.length === candidate.tokens.length) return { identical: true, agreeing: common };
   const longer = reference.tokens.length > common ? 'reference' : 'candidate';

@@ -74,7 +74,9 @@ export function crossScore(
   options: { margin: number; thresholds?: PlausibilityThresholds; from?: number },
 ): CrossScore {
   if (scores.length !== candidateTokens.length)
-    throw new RangeError(`cross-score: ${scores.length} scores for ${candidateTokens.length} candidate tokens`);
+    throw new RangeError(
+      `cross-score: ${scores.length} scores for ${candidateTokens.length} candidate tokens`,
+    );
   const thresholds = options.thresholds ?? DEFAULT_PLAUSIBILITY;
   const counts: Record<TokenClass, number> = { agree: 0, 'near-tie': 0, suspicious: 0, implausible: 0 };
   const flagged: TokenJudgement[] = [];
@@ -82,7 +84,10 @@ export function crossScore(
   const from = options.from ?? 0;
   for (let i = from; i < candidateTokens.length; i++) {
     const s = scores[i];
-    if (s.token !== candidateTokens[i]) throw new RangeError(`cross-score: score ${i} is for token ${s.token}, candidate has ${candidateTokens[i]}`);
+    if (s.token !== candidateTokens[i])
+      throw new RangeError(
+        `cross-score: score ${i} is for token ${s.token}, candidate has ${candidateTokens[i]}`,
+      );
     const cls = classifyToken(s, options.margin, thresholds);
     counts[cls]++;
     nll -= s.logprob;

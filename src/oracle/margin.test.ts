@@ -14,15 +14,39 @@ test('quantile interpolates like numpy (type 7)', () => {
 });
 
 test('noise samples: shared top-k tokens at agreeing steps only', () => {
-  const ref = generation([step(1, [[1, -0.1], [2, -2.5], [3, -4]]), step(5, [[5, -0.2], [6, -1.9]])]);
-  const cand = generation([step(1, [[1, -0.15], [2, -2.4], [9, -3]]), step(6, [[6, -0.3], [5, -1]])]);
+  const ref = generation([
+    step(1, [
+      [1, -0.1],
+      [2, -2.5],
+      [3, -4],
+    ]),
+    step(5, [
+      [5, -0.2],
+      [6, -1.9],
+    ]),
+  ]);
+  const cand = generation([
+    step(1, [
+      [1, -0.15],
+      [2, -2.4],
+      [9, -3],
+    ]),
+    step(6, [
+      [6, -0.3],
+      [5, -1],
+    ]),
+  ]);
   const s = noiseSamples(ref, cand, 1);
   assert.equal(s.length, 2);
   assert.ok(Math.abs(s[0] - 0.05) < 1e-12 && Math.abs(s[1] - 0.1) < 1e-12);
 });
 
 test('calibration: too few samples → the cap; otherwise clamp(safety·2·q99, floor, cap)', () => {
-  assert.deepEqual(calibrateMargin([0.01, 0.02]), { margin: DEFAULT_MARGIN_POLICY.cap, samples: 2, source: 'uncalibrated' });
+  assert.deepEqual(calibrateMargin([0.01, 0.02]), {
+    margin: DEFAULT_MARGIN_POLICY.cap,
+    samples: 2,
+    source: 'uncalibrated',
+  });
   const tiny = calibrateMargin(Array(100).fill(0.001));
   assert.equal(tiny.margin, DEFAULT_MARGIN_POLICY.floor);
   const mid = calibrateMargin(Array(100).fill(0.1));
@@ -60,6 +84,9 @@ test('simulated benign noise: flips fall inside the calibrated margin', () => {
     }
     assert.ok(flips > 0, `σ=${sigma}: the simulation must produce flips`);
     if (process.env.FAULTLINE_VERBOSE) console.log(sigma, flips, nearTies, cal);
-    assert.ok(nearTies / flips >= 0.99, `σ=${sigma}: ${nearTies}/${flips} flips inside margin ${cal.margin.toFixed(3)}`);
+    assert.ok(
+      nearTies / flips >= 0.99,
+      `σ=${sigma}: ${nearTies}/${flips} flips inside margin ${cal.margin.toFixed(3)}`,
+    );
   }
 });

@@ -31,7 +31,13 @@ export interface MarginPolicy {
   minSamples: number;
 }
 
-export const DEFAULT_MARGIN_POLICY: Readonly<MarginPolicy> = { floor: 0.1, cap: 1.0, safety: 1.5, quantile: 0.99, minSamples: 20 };
+export const DEFAULT_MARGIN_POLICY: Readonly<MarginPolicy> = {
+  floor: 0.1,
+  cap: 1.0,
+  safety: 1.5,
+  quantile: 0.99,
+  minSamples: 20,
+};
 
 export interface MarginCalibration {
   margin: number;
@@ -52,7 +58,8 @@ export function noiseSamples(reference: Generation, candidate: Generation, befor
     const cand = new Map(candidate.steps[t].top.map((e) => [e.token, e.logprob]));
     for (const e of reference.steps[t].top) {
       const other = cand.get(e.token);
-      if (other !== undefined && Number.isFinite(other) && Number.isFinite(e.logprob)) out.push(Math.abs(e.logprob - other));
+      if (other !== undefined && Number.isFinite(other) && Number.isFinite(e.logprob))
+        out.push(Math.abs(e.logprob - other));
     }
   }
   return out;
@@ -68,8 +75,12 @@ export function quantile(values: readonly number[], q: number): number {
   return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
-export function calibrateMargin(samples: readonly number[], policy: MarginPolicy = DEFAULT_MARGIN_POLICY): MarginCalibration {
-  if (samples.length < policy.minSamples) return { margin: policy.cap, samples: samples.length, source: 'uncalibrated' };
+export function calibrateMargin(
+  samples: readonly number[],
+  policy: MarginPolicy = DEFAULT_MARGIN_POLICY,
+): MarginCalibration {
+  if (samples.length < policy.minSamples)
+    return { margin: policy.cap, samples: samples.length, source: 'uncalibrated' };
   const noise = quantile(samples, policy.quantile);
   const margin = Math.min(policy.cap, Math.max(policy.floor, policy.safety * 2 * noise));
   return { margin, samples: samples.length, noise, source: 'observed' };

@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { describePosition, generatedPosition, isPastWindow, summarizePositions } from './positions.js';
 
 test('position, position − window and page offset', () => {
-  assert.deepEqual(describePosition(300, { window: 128, pageSize: 16 }), { position: 300, sinceWindow: 172, pageOffset: 12 });
+  assert.deepEqual(describePosition(300, { window: 128, pageSize: 16 }), {
+    position: 300,
+    sinceWindow: 172,
+    pageOffset: 12,
+  });
   assert.deepEqual(describePosition(5, {}), { position: 5 });
   assert.equal(generatedPosition(100, 0), 100);
 });
@@ -15,7 +19,9 @@ test('a token at position == window came from seq_len == window: not past it', (
 });
 
 test('summary counts within/past the window and page offsets', () => {
-  const s = summarizePositions([100, 129, 200, 145].map((p) => describePosition(p, { window: 128, pageSize: 16 })));
+  const s = summarizePositions(
+    [100, 129, 200, 145].map((p) => describePosition(p, { window: 128, pageSize: 16 })),
+  );
   assert.equal(s.withinWindow, 1);
   assert.equal(s.pastWindow, 3);
   assert.equal(s.minSinceWindow, -28);

@@ -56,7 +56,8 @@ export function summarizePositions(all: readonly PositionFacts[]): PositionSumma
       summary.minSinceWindow = Math.min(summary.minSinceWindow ?? Infinity, p.sinceWindow);
       summary.maxSinceWindow = Math.max(summary.maxSinceWindow ?? -Infinity, p.sinceWindow);
     }
-    if (p.pageOffset !== undefined) summary.byPageOffset[p.pageOffset] = (summary.byPageOffset[p.pageOffset] ?? 0) + 1;
+    if (p.pageOffset !== undefined)
+      summary.byPageOffset[p.pageOffset] = (summary.byPageOffset[p.pageOffset] ?? 0) + 1;
   }
   return summary;
 }

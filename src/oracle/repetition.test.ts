@@ -1,7 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { canonicalRotation, excessRepetition, findRepeatedSpans, type RepetitionOptions } from './repetition.js';
+import {
+  canonicalRotation,
+  excessRepetition,
+  findRepeatedSpans,
+  type RepetitionOptions,
+} from './repetition.js';
 
 const words = (s: string) => s.split(' ').map((w) => w.charCodeAt(0) * 100 + w.length);
 
@@ -9,14 +14,23 @@ test('finds "a sequence of" repeated, with its smallest period', () => {
   const t = words('we saw a sequence of a sequence of a sequence of a sequence of things');
   const spans = findRepeatedSpans(t);
   assert.equal(spans.length, 1);
-  assert.deepEqual({ start: spans[0].start, size: spans[0].patternSize, count: spans[0].count }, { start: 2, size: 3, count: 4 });
+  assert.deepEqual(
+    { start: spans[0].start, size: spans[0].patternSize, count: spans[0].count },
+    { start: 2, size: 3, count: 4 },
+  );
 });
 
 test('a single-token run is reported once at period 1 when allowed, not at every period', () => {
   const t = [9, 1, 1, 1, 1, 1, 1, 8];
   const spans = findRepeatedSpans(t, { minPatternSize: 1, maxPatternSize: 4, minCount: 3 });
-  assert.deepEqual(spans.map((s) => [s.start, s.patternSize, s.count, s.length]), [[1, 1, 6, 6]]);
-  assert.deepEqual(findRepeatedSpans(t, { minPatternSize: 2, maxPatternSize: 4, minCount: 3 }).map((s) => s.patternSize), [2]);
+  assert.deepEqual(
+    spans.map((s) => [s.start, s.patternSize, s.count, s.length]),
+    [[1, 1, 6, 6]],
+  );
+  assert.deepEqual(
+    findRepeatedSpans(t, { minPatternSize: 2, maxPatternSize: 4, minCount: 3 }).map((s) => s.patternSize),
+    [2],
+  );
 });
 
 test('canonical rotation makes the same loop entered at another phase equal', () => {
@@ -39,7 +53,8 @@ test('property: every span is periodic over its length with ≥ minCount whole r
     fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 60 }), (t) => {
       for (const s of findRepeatedSpans(t, opts)) {
         assert.ok(s.count >= opts.minCount && s.count * s.patternSize <= s.length);
-        for (let i = s.start + s.patternSize; i < s.start + s.length; i++) assert.equal(t[i], t[i - s.patternSize]);
+        for (let i = s.start + s.patternSize; i < s.start + s.length; i++)
+          assert.equal(t[i], t[i - s.patternSize]);
       }
     }),
     { seed: 11, numRuns: 300 },

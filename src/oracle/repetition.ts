@@ -16,7 +16,11 @@ export interface RepetitionOptions {
 }
 
 /** Defaults after vLLM PR #52677's advice (patterns of several tokens, ≥ 3 repeats) — configurable. */
-export const DEFAULT_REPETITION: Readonly<RepetitionOptions> = { minPatternSize: 2, maxPatternSize: 64, minCount: 3 };
+export const DEFAULT_REPETITION: Readonly<RepetitionOptions> = {
+  minPatternSize: 2,
+  maxPatternSize: 64,
+  minCount: 3,
+};
 
 export interface RepeatedSpan {
   /** Index of the first token of the span. */
@@ -45,10 +49,17 @@ export function canonicalRotation(pattern: readonly number[]): number[] {
 }
 
 /** Every maximal periodic run with a period in [min, max] and ≥ minCount whole repeats; smallest period wins. */
-export function findRepeatedSpans(tokens: readonly number[], options: RepetitionOptions = DEFAULT_REPETITION): RepeatedSpan[] {
+export function findRepeatedSpans(
+  tokens: readonly number[],
+  options: RepetitionOptions = DEFAULT_REPETITION,
+): RepeatedSpan[] {
   const minSize = Math.max(1, options.minPatternSize);
   const spans: RepeatedSpan[] = [];
-  for (let size = minSize; size <= options.maxPatternSize && size * options.minCount <= tokens.length; size++) {
+  for (
+    let size = minSize;
+    size <= options.maxPatternSize && size * options.minCount <= tokens.length;
+    size++
+  ) {
     let i = size;
     while (i < tokens.length) {
       if (tokens[i] !== tokens[i - size]) {
@@ -60,12 +71,29 @@ export function findRepeatedSpans(tokens: readonly number[], options: Repetition
       const start = runStart - size;
       const length = i - start;
       const count = Math.floor(length / size);
-      if (count >= options.minCount) spans.push({ start, length, patternSize: size, count, canonical: canonicalRotation(tokens.slice(start, start + size)) });
+      if (count >= options.minCount)
+        spans.push({
+          start,
+          length,
+          patternSize: size,
+          count,
+          canonical: canonicalRotation(tokens.slice(start, start + size)),
+        });
     }
   }
   // "abab" is also periodic with period 4, "aaaa" with every period: keep the smallest period.
   return spans
-    .filter((s) => !spans.some((o) => o !== s && o.patternSize < s.patternSize && s.patternSize % o.patternSize === 0 && o.start <= s.start && o.start + o.length >= s.start + s.length))
+    .filter(
+      (s) =>
+        !spans.some(
+          (o) =>
+            o !== s &&
+            o.patternSize < s.patternSize &&
+            s.patternSize % o.patternSize === 0 &&
+            o.start <= s.start &&
+            o.start + o.length >= s.start + s.length,
+        ),
+    )
     .sort((a, b) => a.start - b.start || a.patternSize - b.patternSize);
 }
 
@@ -82,5 +110,7 @@ export function excessRepetition(
   from = 0,
 ): RepeatedSpan[] {
   const seen = new Set(findRepeatedSpans(reference, options).map((s) => key(s.canonical)));
-  return findRepeatedSpans(candidate, options).filter((s) => s.start + s.length > from && !seen.has(key(s.canonical)));
+  return findRepeatedSpans(candidate, options).filter(
+    (s) => s.start + s.length > from && !seen.has(key(s.canonical)),
+  );
 }

@@ -57,7 +57,12 @@ export interface SequentialState {
   rateUpper: number;
 }
 
-export function sprtBounds(p: SequentialPolicy): { upper: number; lower: number; perCorrupt: number; perClean: number } {
+export function sprtBounds(p: SequentialPolicy): {
+  upper: number;
+  lower: number;
+  perCorrupt: number;
+  perClean: number;
+} {
   return {
     upper: Math.log((1 - p.beta) / p.alpha),
     lower: Math.log(p.beta / (1 - p.alpha)),
@@ -74,9 +79,19 @@ export class SequentialTest {
   private readonly bounds: ReturnType<typeof sprtBounds>;
 
   constructor(readonly policy: SequentialPolicy = DEFAULT_SEQUENTIAL) {
-    if (!(policy.p0 > 0 && policy.p1 > policy.p0 && policy.p1 < 1)) throw new RangeError('need 0 < p0 < p1 < 1');
+    if (!(policy.p0 > 0 && policy.p1 > policy.p0 && policy.p1 < 1))
+      throw new RangeError('need 0 < p0 < p1 < 1');
     this.bounds = sprtBounds(policy);
-    this.state = { verdict: 'continue', reason: 'no requests yet', seen: 0, judged: 0, corrupt: 0, failed: 0, llr: 0, rateUpper: 1 };
+    this.state = {
+      verdict: 'continue',
+      reason: 'no requests yet',
+      seen: 0,
+      judged: 0,
+      corrupt: 0,
+      failed: 0,
+      llr: 0,
+      rateUpper: 1,
+    };
   }
 
   get current(): Readonly<SequentialState> {
@@ -101,7 +116,11 @@ export class SequentialTest {
     if (s.llr >= this.bounds.upper) {
       s.verdict = 'CORRUPT';
       s.reason = `${s.corrupt} of ${s.judged} judged requests corrupt: sequential test rejects a benign rate ≤ ${pct(this.policy.p0)} at α = ${this.policy.alpha}`;
-    } else if (failedOk && s.rateUpper <= this.policy.targetRate && (s.corrupt === 0 || s.llr <= this.bounds.lower)) {
+    } else if (
+      failedOk &&
+      s.rateUpper <= this.policy.targetRate &&
+      (s.corrupt === 0 || s.llr <= this.bounds.lower)
+    ) {
       s.verdict = 'CLEAN';
       s.reason = `${s.corrupt} of ${s.judged} judged requests corrupt: rate ≤ ${pct(s.rateUpper)} at ${pct(this.policy.confidence)} confidence (target ${pct(this.policy.targetRate)})`;
     } else s.reason = 'undecided';
@@ -117,15 +136,22 @@ export class SequentialTest {
     const reasons: string[] = [];
     if (s.seen === 0) reasons.push('no requests were run');
     if (s.failed > this.policy.maxFailedFraction * s.seen)
-      reasons.push(`${s.failed} of ${s.seen} requests failed (more than ${pct(this.policy.maxFailedFraction)}); failed requests never count as clean`);
+      reasons.push(
+        `${s.failed} of ${s.seen} requests failed (more than ${pct(this.policy.maxFailedFraction)}); failed requests never count as clean`,
+      );
     if (s.judged > 0 && s.rateUpper > this.policy.targetRate) {
-      const need = s.corrupt === 0 ? trialsForZeroEventBound(this.policy.targetRate, 1 - this.policy.confidence) : undefined;
+      const need =
+        s.corrupt === 0
+          ? trialsForZeroEventBound(this.policy.targetRate, 1 - this.policy.confidence)
+          : undefined;
       reasons.push(
         `${s.corrupt} of ${s.judged} judged requests corrupt: rate bound ${pct(s.rateUpper)} is above the target ${pct(this.policy.targetRate)}` +
           (need ? `; at least ${need} clean requests are needed` : ''),
       );
     } else if (s.corrupt > 0 && s.llr > this.bounds.lower && s.rateUpper <= this.policy.targetRate)
-      reasons.push(`${s.corrupt} corrupt request(s): neither corruption nor a benign rate is established yet`);
+      reasons.push(
+        `${s.corrupt} corrupt request(s): neither corruption nor a benign rate is established yet`,
+      );
     s.reason = reasons.join('; ') || 'undecided';
     this.state = s;
     return s;
@@ -133,13 +159,23 @@ export class SequentialTest {
 }
 
 /** Run the whole sequence (no early stop) and return where it decided, for tests and the bench. */
-export function runSequential(outcomes: readonly RequestOutcome[], policy: SequentialPolicy = DEFAULT_SEQUENTIAL): SequentialState {
+export function runSequential(
+  outcomes: readonly RequestOutcome[],
+  policy: SequentialPolicy = DEFAULT_SEQUENTIAL,
+): SequentialState {
   const test = new SequentialTest(policy);
   for (const o of outcomes) if (test.add(o).verdict !== 'continue') return test.current;
   return test.finish();
 }
 
 /** Corrupt-token rate with its one-sided upper bound. */
-export function tokenRate(corruptTokens: number, judgedTokens: number, confidence = DEFAULT_SEQUENTIAL.confidence): { rate: number; upper: number } {
-  return { rate: judgedTokens > 0 ? corruptTokens / judgedTokens : 0, upper: clopperPearsonUpper(corruptTokens, judgedTokens, 1 - confidence) };
+export function tokenRate(
+  corruptTokens: number,
+  judgedTokens: number,
+  confidence = DEFAULT_SEQUENTIAL.confidence,
+): { rate: number; upper: number } {
+  return {
+    rate: judgedTokens > 0 ? corruptTokens / judgedTokens : 0,
+    upper: clopperPearsonUpper(corruptTokens, judgedTokens, 1 - confidence),
+  };
 }

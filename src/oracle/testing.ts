@@ -43,6 +43,12 @@ export function sure(token: number): GeneratedStep {
 }
 
 /** The reference's score of a token. */
-export function scored(token: number, logprob: number, rank: number, topLogprob = logprob, topToken = token): ScoredToken {
+export function scored(
+  token: number,
+  logprob: number,
+  rank: number,
+  topLogprob = logprob,
+  topToken = token,
+): ScoredToken {
   return { token, logprob, rank, topLogprob, topToken };
 }

@@ -8,7 +8,8 @@ import type { ScoredToken } from './types.js';
 const margin = { margin: 0.3, samples: 100, noise: 0.1, source: 'observed' as const };
 const frame = { window: 8, pageSize: 4 };
 /** Scores for generated tokens where the reference agrees (rank 1) except where `override` says. */
-const agreeing = (tokens: number[], override: Record<number, ScoredToken> = {}) => tokens.map((t, i) => override[i] ?? scored(t, -0.05, 1));
+const agreeing = (tokens: number[], override: Record<number, ScoredToken> = {}) =>
+  tokens.map((t, i) => override[i] ?? scored(t, -0.05, 1));
 
 test('identical: every token judged clean', () => {
   const g = generation([sure(1), sure(2), sure(3)]);
@@ -18,8 +19,24 @@ test('identical: every token judged clean', () => {
 });
 
 test('benign drift: a near-tie flip and a continuation the reference rates plausible', () => {
-  const ref = generation([sure(1), step(10, [[10, -0.65], [11, -0.75]]), sure(20), sure(21)]);
-  const cand = generation([sure(1), step(11, [[11, -0.66], [10, -0.7]]), sure(30), sure(31)]);
+  const ref = generation([
+    sure(1),
+    step(10, [
+      [10, -0.65],
+      [11, -0.75],
+    ]),
+    sure(20),
+    sure(21),
+  ]);
+  const cand = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+    ]),
+    sure(30),
+    sure(31),
+  ]);
   const scores = agreeing(cand.tokens, { 1: scored(11, -0.75, 2, -0.65, 10) });
   const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 4, frame, margin });
   assert.equal(j.verdict, 'benign-drift');
@@ -29,14 +46,44 @@ test('benign drift: a near-tie flip and a continuation the reference rates plaus
 });
 
 test('corrupt: an implausible token long after a benign flip, located against the window', () => {
-  const ref = generation([sure(1), step(10, [[10, -0.65], [11, -0.75]]), sure(20), sure(21), sure(22)]);
-  const cand = generation([sure(1), step(11, [[11, -0.66], [10, -0.7]]), sure(30), sure(99), sure(32)]);
-  const scores = agreeing(cand.tokens, { 1: scored(11, -0.75, 2, -0.65, 10), 3: scored(99, -8, 57, -0.02, 31) });
+  const ref = generation([
+    sure(1),
+    step(10, [
+      [10, -0.65],
+      [11, -0.75],
+    ]),
+    sure(20),
+    sure(21),
+    sure(22),
+  ]);
+  const cand = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+    ]),
+    sure(30),
+    sure(99),
+    sure(32),
+  ]);
+  const scores = agreeing(cand.tokens, {
+    1: scored(11, -0.75, 2, -0.65, 10),
+    3: scored(99, -8, 57, -0.02, 31),
+  });
   const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 6, frame, margin });
   assert.equal(j.verdict, 'corrupt');
   assert.equal(j.corruptTokens.length, 1);
   const c = j.corruptTokens[0];
-  assert.deepEqual({ index: c.index, position: c.position, sinceWindow: c.sinceWindow, pageOffset: c.pageOffset, class: c.class }, { index: 3, position: 9, sinceWindow: 1, pageOffset: 1, class: 'implausible' });
+  assert.deepEqual(
+    {
+      index: c.index,
+      position: c.position,
+      sinceWindow: c.sinceWindow,
+      pageOffset: c.pageOffset,
+      class: c.class,
+    },
+    { index: 3, position: 9, sinceWindow: 1, pageOffset: 1, class: 'implausible' },
+  );
   assert.equal(j.crossScore?.counts.implausible, 1);
 });
 
@@ -51,21 +98,56 @@ test('corrupt: the first divergence itself was confident', () => {
 });
 
 test('golden runs (no cross-scores): the first divergence decides, then excess repetition', () => {
-  const ref = generation([sure(1), step(10, [[10, -0.65], [11, -0.75]]), ...[5, 6, 7, 8, 9, 4, 3, 2].map(sure)]);
-  const cand = generation([sure(1), step(11, [[11, -0.66], [10, -0.7]]), ...[5, 6, 7, 8, 9, 4, 3, 2].map(sure)]);
+  const ref = generation([
+    sure(1),
+    step(10, [
+      [10, -0.65],
+      [11, -0.75],
+    ]),
+    ...[5, 6, 7, 8, 9, 4, 3, 2].map(sure),
+  ]);
+  const cand = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+    ]),
+    ...[5, 6, 7, 8, 9, 4, 3, 2].map(sure),
+  ]);
   const benign = judgeRequest({ reference: ref, candidate: cand, promptLength: 2, frame, margin });
   assert.equal(benign.verdict, 'benign-drift');
   assert.equal(benign.judgedTokens, 2);
   assert.match(benign.notes.join(), /not judged/);
-  const loop = generation([sure(1), step(11, [[11, -0.66], [10, -0.7]]), ...[5, 6, 5, 6, 5, 6, 5, 6].map(sure)]);
+  const loop = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+    ]),
+    ...[5, 6, 5, 6, 5, 6, 5, 6].map(sure),
+  ]);
   const j = judgeRequest({ reference: ref, candidate: loop, promptLength: 2, frame, margin });
   assert.equal(j.verdict, 'corrupt');
   assert.match(j.reasons[0], /2-token pattern ×4/);
 });
 
 test('with cross-scores a loop the reference itself continues is a note, not corruption', () => {
-  const ref = generation([sure(1), step(10, [[10, -0.65], [11, -0.75]]), ...[5, 6, 7, 8, 9, 4].map(sure)]);
-  const cand = generation([sure(1), step(11, [[11, -0.66], [10, -0.7]]), ...[5, 6, 5, 6, 5, 6].map(sure)]);
+  const ref = generation([
+    sure(1),
+    step(10, [
+      [10, -0.65],
+      [11, -0.75],
+    ]),
+    ...[5, 6, 7, 8, 9, 4].map(sure),
+  ]);
+  const cand = generation([
+    sure(1),
+    step(11, [
+      [11, -0.66],
+      [10, -0.7],
+    ]),
+    ...[5, 6, 5, 6, 5, 6].map(sure),
+  ]);
   const scores = agreeing(cand.tokens, { 1: scored(11, -0.75, 2, -0.65, 10) });
   const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 2, frame, margin });
   assert.equal(j.verdict, 'benign-drift');

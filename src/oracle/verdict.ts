@@ -12,10 +12,22 @@
  * continues from the candidate's context is what greedy decoding does; it is reported as a note.
  */
 import { compareGenerations, type Comparison } from './compare.js';
-import { corruptTokenCount, crossScore, DEFAULT_PLAUSIBILITY, type CrossScore, type PlausibilityThresholds, type TokenClass } from './crossscore.js';
+import {
+  corruptTokenCount,
+  crossScore,
+  DEFAULT_PLAUSIBILITY,
+  type CrossScore,
+  type PlausibilityThresholds,
+  type TokenClass,
+} from './crossscore.js';
 import type { MarginCalibration } from './margin.js';
 import { describePosition, type PositionFacts, type PositionFrame } from './positions.js';
-import { DEFAULT_REPETITION, excessRepetition, type RepeatedSpan, type RepetitionOptions } from './repetition.js';
+import {
+  DEFAULT_REPETITION,
+  excessRepetition,
+  type RepeatedSpan,
+  type RepetitionOptions,
+} from './repetition.js';
 import type { Generation, ScoredToken } from './types.js';
 
 export type RequestVerdict = 'identical' | 'benign-drift' | 'corrupt' | 'failed';
@@ -58,7 +70,15 @@ export interface JudgeInput {
 }
 
 export function failedJudgement(errors: string[]): RequestJudgement {
-  return { verdict: 'failed', reasons: [], notes: [], errors, excessRepetition: [], corruptTokens: [], judgedTokens: 0 };
+  return {
+    verdict: 'failed',
+    reasons: [],
+    notes: [],
+    errors,
+    excessRepetition: [],
+    corruptTokens: [],
+    judgedTokens: 0,
+  };
 }
 
 function spanText(s: RepeatedSpan): string {
@@ -83,36 +103,67 @@ export function judgeRequest(input: JudgeInput): RequestJudgement {
   if (comparison.identical) return base;
 
   const div = comparison.divergence!;
-  const repetition = excessRepetition(reference.tokens, candidate.tokens, input.repetition ?? DEFAULT_REPETITION, div.index);
+  const repetition = excessRepetition(
+    reference.tokens,
+    candidate.tokens,
+    input.repetition ?? DEFAULT_REPETITION,
+    div.index,
+  );
   const corrupt: CorruptToken[] = [];
   const reasons: string[] = [];
   const notes: string[] = [];
   if (div.kind === 'suspicious') {
     reasons.push(`first divergence at generated index ${div.index}: ${div.reason}`);
     if (div.candidateToken !== undefined)
-      corrupt.push({ ...at(div.index), index: div.index, token: div.candidateToken, class: 'first-divergence', referenceToken: div.referenceToken, gap: div.referenceMargin });
+      corrupt.push({
+        ...at(div.index),
+        index: div.index,
+        token: div.candidateToken,
+        class: 'first-divergence',
+        referenceToken: div.referenceToken,
+        gap: div.referenceMargin,
+      });
   } else notes.push(`first divergence at generated index ${div.index} is a ${div.reason}`);
 
   let score: CrossScore | undefined;
   let judged: number;
   if (input.scores) {
-    score = crossScore(candidate.tokens, input.scores, { margin: input.margin.margin, thresholds: input.thresholds ?? DEFAULT_PLAUSIBILITY, from: div.index });
+    score = crossScore(candidate.tokens, input.scores, {
+      margin: input.margin.margin,
+      thresholds: input.thresholds ?? DEFAULT_PLAUSIBILITY,
+      from: div.index,
+    });
     judged = div.index + score.judged;
     for (const f of score.flagged) {
       if (f.class !== 'suspicious' && f.class !== 'implausible') continue;
       const existing = corrupt.find((c) => c.index === f.index);
-      const entry: CorruptToken = { ...at(f.index), index: f.index, token: f.token, class: f.class, referenceToken: f.referenceBest, logprob: f.logprob, rank: f.rank, gap: f.gap };
+      const entry: CorruptToken = {
+        ...at(f.index),
+        index: f.index,
+        token: f.token,
+        class: f.class,
+        referenceToken: f.referenceBest,
+        logprob: f.logprob,
+        rank: f.rank,
+        gap: f.gap,
+      };
       if (existing) Object.assign(existing, entry);
       else corrupt.push(entry);
     }
     const n = corruptTokenCount(score);
-    if (n > 0) reasons.push(`${n} candidate token(s) beyond the near-tie margin under the reference (${score.counts.implausible} implausible)`);
+    if (n > 0)
+      reasons.push(
+        `${n} candidate token(s) beyond the near-tie margin under the reference (${score.counts.implausible} implausible)`,
+      );
     if (repetition.length > 0 && n === 0)
-      notes.push(`repetition the reference's own output lacks (${repetition.map(spanText).join('; ')}), but every token is plausible under the reference`);
+      notes.push(
+        `repetition the reference's own output lacks (${repetition.map(spanText).join('; ')}), but every token is plausible under the reference`,
+      );
   } else {
     judged = Math.min(candidate.tokens.length, div.index + 1);
     notes.push('tokens after the first divergence are not judged: no reference server to cross-score them');
-    if (repetition.length > 0) reasons.push(`repetition the reference does not produce: ${repetition.map(spanText).join('; ')}`);
+    if (repetition.length > 0)
+      reasons.push(`repetition the reference does not produce: ${repetition.map(spanText).join('; ')}`);
   }
   corrupt.sort((a, b) => a.index - b.index);
   return {

@@ -1,0 +1,40 @@
+/**
+ * Runs tasks with bounded concurrency and hands their results to `commit` strictly in index order,
+ * so every decision that depends on order (the sequential test, the running margin calibration)
+ * is the same at any concurrency. `commit` returns false to stop: no new task starts, and the
+ * signal given to running tasks is aborted.
+ */
+export async function runOrdered<T>(
+  count: number,
+  concurrency: number,
+  task: (index: number, signal: AbortSignal) => Promise<T>,
+  commit: (index: number, result: T) => boolean,
+): Promise<{ committed: number }> {
+  const controller = new AbortController();
+  const results = new Map<number, T>();
+  let next = 0;
+  let committed = 0;
+  let stopped = false;
+  const drain = () => {
+    while (!stopped && results.has(committed)) {
+      const r = results.get(committed)!;
+      results.delete(committed);
+      const goOn = commit(committed, r);
+      committed++;
+      if (!goOn) {
+        stopped = true;
+        controller.abort();
+      }
+    }
+  };
+  const worker = async () => {
+    while (!stopped && next < count) {
+      const i = next++;
+      const r = await task(i, controller.signal);
+      results.set(i, r);
+      drain();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+  return { committed };
+}

@@ -1,0 +1,452 @@
+/**
+ * One probe: the target against a reference server (or a saved golden), prompt by prompt, judged
+ * by the oracles and decided by the sequential test.
+ *
+ *   per prompt:  build the token-id prompt → reference and candidate greedy generations
+ *                (concurrently) → if they differ and a reference server exists, the reference
+ *                scores the candidate's whole continuation → judgeRequest
+ *   per run:     outcomes in prompt order → SequentialTest; stop early once it decides
+ *
+ * Nothing that fails is dropped: a request whose exchange failed is a `failed` verdict with its
+ * errors, it never counts as clean, and the run is INCONCLUSIVE when too many failed.
+ */
+import { UserError } from '../core/errors.js';
+import { createRng } from '../core/rng.js';
+import { DEFAULT_PLAUSIBILITY, type PlausibilityThresholds } from '../oracle/crossscore.js';
+import { calibrateMargin, DEFAULT_MARGIN_POLICY, noiseSamples, type MarginPolicy } from '../oracle/margin.js';
+import { summarizePositions, type PositionSummary } from '../oracle/positions.js';
+import { DEFAULT_REPETITION, type RepetitionOptions } from '../oracle/repetition.js';
+import {
+  DEFAULT_SEQUENTIAL,
+  SequentialTest,
+  tokenRate,
+  type EndpointVerdict,
+  type SequentialPolicy,
+  type SequentialState,
+} from '../oracle/stats.js';
+import type { Generation, ScoredToken } from '../oracle/types.js';
+import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/verdict.js';
+import { ProbeClient, RetryBudget, type Attempt, type CallResult, type ClientOptions } from './client.js';
+import { buildExamples, type CorruptExample } from './examples.js';
+import { runOrdered } from './pool.js';
+import { promptOfLength } from './prompts.js';
+import { generationOf, recordExchange, RECORDING_FORMAT, type Recording } from './recording.js';
+import { ServerApi } from './server-api.js';
+import { shortPlan, windowCrossingPlan, type FilePrompt, type SuiteName } from './suites.js';
+
+export interface Endpoint {
+  url: string;
+  apiKey?: string;
+}
+
+export interface ProbeConfig {
+  target: Endpoint;
+  reference?: Endpoint;
+  golden?: { path: string; recording: Recording };
+  suite: SuiteName;
+  /** Prompts of the `file` suite. */
+  filePrompts?: FilePrompt[];
+  /** Held-out text the window-crossing and short suites cut prompts from. */
+  corpus: string;
+  window?: number;
+  pageSize: number;
+  requests: number;
+  maxTokens: number;
+  concurrency: number;
+  seed: number;
+  /** Top-k logprobs asked for (generation and scoring). */
+  logprobs: number;
+  earlyStop?: boolean;
+  retryBudget?: number;
+  client?: Partial<
+    Pick<ClientOptions, 'timeouts' | 'maxRetries' | 'backoffBaseMs' | 'backoffMaxMs' | 'sleep'>
+  >;
+  margin?: MarginPolicy;
+  thresholds?: PlausibilityThresholds;
+  sequential?: SequentialPolicy;
+  repetition?: RepetitionOptions;
+  onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
+}
+
+export interface RequestRecord {
+  id: string;
+  index: number;
+  promptTokens: number[];
+  maxTokens: number;
+  reference?: Generation;
+  candidate?: Generation;
+  scores?: ScoredToken[];
+  judgement: RequestJudgement;
+}
+
+export interface ProbeReport {
+  verdict: EndpointVerdict;
+  reason: string;
+  mode: 'reference' | 'golden';
+  target: { url: string; model?: string };
+  reference: { url?: string; golden?: string; model?: string };
+  settings: {
+    suite: SuiteName;
+    window?: number;
+    pageSize: number;
+    requests: number;
+    maxTokens: number;
+    concurrency: number;
+    seed: number;
+    logprobs: number;
+    margin: MarginPolicy;
+    thresholds: PlausibilityThresholds;
+    sequential: SequentialPolicy;
+    repetition: RepetitionOptions;
+  };
+  counts: {
+    planned: number;
+    judged: number;
+    identical: number;
+    benignDrift: number;
+    corrupt: number;
+    failed: number;
+    notRun: number;
+  };
+  sequential: SequentialState;
+  tokens: { judged: number; corrupt: number; rate: number; upper: number };
+  corruptPositions: PositionSummary;
+  /** Distinct failure messages (every failed attempt, retried or not) with how often each occurred. */
+  errors: { message: string; count: number }[];
+  notes: string[];
+  examples: CorruptExample[];
+  requests: RequestRecord[];
+  /** The reference's generations in golden format (for --save-golden). */
+  golden?: Recording;
+}
+
+interface PromptSpec {
+  id: string;
+  maxTokens: number;
+  tokens?: number[];
+  text?: string;
+  length?: number;
+}
+
+interface Fetched {
+  spec: PromptSpec;
+  promptTokens: number[];
+  reference?: Generation;
+  candidate?: Generation;
+  scores?: ScoredToken[];
+  errors: string[];
+  attempts: Attempt[];
+  referenceResult?: { ok: true; value: Generation } | { ok: false; error: string };
+}
+
+function makeApi(e: Endpoint, config: ProbeConfig, budget: RetryBudget, seedOffset: number): ServerApi {
+  return new ServerApi(
+    new ProbeClient({
+      baseUrl: e.url,
+      apiKey: e.apiKey,
+      budget,
+      seed: config.seed + seedOffset,
+      ...config.client,
+    }),
+  );
+}
+
+function planPrompts(config: ProbeConfig, maxModelLen: number | undefined): PromptSpec[] {
+  if (config.golden)
+    return config.golden.recording.exchanges.map((e) => ({
+      id: e.id,
+      maxTokens: e.maxTokens,
+      tokens: e.promptTokens,
+    }));
+  if (config.suite === 'file') {
+    if (!config.filePrompts)
+      throw new UserError('the file suite needs a prompt file', { hint: 'pass --prompts FILE.jsonl' });
+    return config.filePrompts
+      .slice(0, config.requests)
+      .map((p) => ({ id: p.id, maxTokens: p.maxTokens, tokens: p.tokens, text: p.text }));
+  }
+  if (config.window === undefined)
+    throw new UserError(`the ${config.suite} suite needs the model's sliding window`, {
+      hint: 'pass --window N or --model-config PATH',
+    });
+  const shape = {
+    window: config.window,
+    pageSize: config.pageSize,
+    requests: config.requests,
+    maxTokens: config.maxTokens,
+    seed: config.seed,
+    maxModelLen,
+  };
+  const plans = config.suite === 'short' ? shortPlan(shape) : windowCrossingPlan(shape);
+  return plans.map((p) => ({ id: p.id, maxTokens: p.maxTokens, length: p.length }));
+}
+
+function minDefined(...xs: (number | undefined)[]): number | undefined {
+  const d = xs.filter((x): x is number => x !== undefined);
+  return d.length ? Math.min(...d) : undefined;
+}
+
+function collect<T>(r: CallResult<T>, errors: string[], attempts: Attempt[]): T | undefined {
+  attempts.push(...r.attempts);
+  if (r.ok) return r.value;
+  errors.push(r.error);
+  return undefined;
+}
+
+export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
+  if (!config.reference && !config.golden)
+    throw new UserError('probe needs something to compare against', {
+      hint: 'pass --reference URL (a server you trust) or --golden FILE (a saved run)',
+    });
+  if (config.reference && config.golden)
+    throw new UserError('--reference and --golden are alternatives; pass one');
+  const golden = config.golden?.recording;
+  const settings = {
+    window: config.window ?? golden?.window,
+    pageSize: config.pageSize,
+    logprobs: golden?.logprobs ?? config.logprobs,
+    seed: golden?.seed ?? config.seed,
+  };
+  const budget = new RetryBudget(config.retryBudget ?? Math.max(20, 4 * config.requests));
+  const target = makeApi(config.target, config, budget, 1);
+  const reference = config.reference ? makeApi(config.reference, config, budget, 2) : undefined;
+  const notes: string[] = [];
+  const errorCounts = new Map<string, number>();
+  /** Every failed attempt counts; a final error that is not one of them (a parse error …) counts too. */
+  const noteErrors = (attempts: Attempt[], finals: string[]) => {
+    for (const a of attempts) errorCounts.set(a.error, (errorCounts.get(a.error) ?? 0) + 1);
+    for (const f of finals)
+      if (!attempts.some((a) => f.startsWith(a.error))) errorCounts.set(f, (errorCounts.get(f) ?? 0) + 1);
+  };
+
+  try {
+    for (const [name, api] of [
+      ['target', target],
+      ['reference', reference],
+    ] as const) {
+      if (!api) continue;
+      const r = await api.resolveModel();
+      noteErrors(r.attempts, r.ok ? [] : [r.error]);
+      if (!r.ok)
+        notes.push(`${name}: could not list models (${r.error}); requests are sent without a model name`);
+    }
+    if (golden && target.model && golden.model && golden.model !== target.model)
+      notes.push(
+        `the golden run was recorded from model "${golden.model}", the target serves "${target.model}"`,
+      );
+    const tokenizer = reference ?? target;
+    if (reference && !golden) await checkSameTokenizer(target, reference, notes);
+
+    const specs = planPrompts(config, minDefined(target.maxModelLen, reference?.maxModelLen));
+    const frame = { window: settings.window, pageSize: settings.pageSize };
+    const sequential = new SequentialTest(config.sequential ?? DEFAULT_SEQUENTIAL);
+    const marginPolicy = config.margin ?? DEFAULT_MARGIN_POLICY;
+    const pooled: number[] = [];
+    const records: RequestRecord[] = [];
+    const goldenExchanges: ReturnType<typeof recordExchange>[] = [];
+
+    const fetchOne = async (index: number, signal: AbortSignal): Promise<Fetched> => {
+      const spec = specs[index];
+      const errors: string[] = [];
+      const attempts: Attempt[] = [];
+      const out: Fetched = { spec, promptTokens: spec.tokens ?? [], errors, attempts };
+      if (!spec.tokens) {
+        const rng = createRng((settings.seed * 1000003 + index * 7919) >>> 0);
+        const tokens =
+          spec.text !== undefined
+            ? collect(await tokenizer.tokenize(spec.text, signal), errors, attempts)
+            : collect(
+                await promptOfLength(config.corpus, spec.length!, rng, (t) => tokenizer.tokenize(t, signal)),
+                errors,
+                attempts,
+              );
+        if (!tokens) return out;
+        out.promptTokens = tokens;
+      }
+      const gen = { maxTokens: spec.maxTokens, logprobs: settings.logprobs, seed: settings.seed };
+      const goldenGen = golden ? generationOf(golden.exchanges[index]) : undefined;
+      const [refResult, candResult] = await Promise.all([
+        reference ? reference.generate(out.promptTokens, gen, signal) : Promise.resolve(undefined),
+        target.generate(out.promptTokens, gen, signal),
+      ]);
+      if (refResult) {
+        out.referenceResult = refResult.ok
+          ? { ok: true, value: refResult.value }
+          : { ok: false, error: refResult.error };
+        out.reference = collect(refResult, errors, attempts);
+      } else if (golden) {
+        if (goldenGen) out.reference = goldenGen;
+        else
+          errors.push(
+            `golden exchange ${spec.id} has no generation: ${golden.exchanges[index].error ?? 'recorded as failed'}`,
+          );
+      }
+      out.candidate = collect(candResult, errors, attempts);
+      const differ =
+        out.reference && out.candidate && out.reference.tokens.some((t, i) => t !== out.candidate!.tokens[i]);
+      if (differ && reference)
+        out.scores = collect(
+          await reference.score(
+            out.promptTokens,
+            out.candidate!.tokens,
+            settings.logprobs,
+            settings.seed,
+            signal,
+          ),
+          errors,
+          attempts,
+        );
+      return out;
+    };
+
+    const commit = (index: number, f: Fetched): boolean => {
+      noteErrors(f.attempts, f.errors);
+      if (reference && f.promptTokens.length > 0)
+        goldenExchanges.push(
+          recordExchange(
+            f.spec.id,
+            f.promptTokens,
+            f.spec.maxTokens,
+            f.referenceResult ?? { ok: false, error: f.errors.join('; ') || 'not run' },
+          ),
+        );
+      let judgement: RequestJudgement;
+      if (f.errors.length > 0 || !f.reference || !f.candidate)
+        judgement = failedJudgement(f.errors.length ? f.errors : ['incomplete exchange']);
+      else {
+        const ref = f.reference!;
+        const cand = f.candidate!;
+        const agreeing = ref.tokens.findIndex((t, i) => t !== cand.tokens[i]);
+        const own = noiseSamples(ref, cand, agreeing < 0 ? ref.tokens.length : agreeing);
+        const margin = calibrateMargin(
+          own.length >= marginPolicy.minSamples ? own : [...own, ...pooled],
+          marginPolicy,
+        );
+        pooled.push(...own);
+        judgement = judgeRequest({
+          reference: ref,
+          candidate: cand,
+          scores: f.scores,
+          promptLength: f.promptTokens.length,
+          frame,
+          margin,
+          thresholds: config.thresholds,
+          repetition: config.repetition,
+        });
+      }
+      records.push({
+        id: f.spec.id,
+        index,
+        promptTokens: f.promptTokens,
+        maxTokens: f.spec.maxTokens,
+        reference: f.reference,
+        candidate: f.candidate,
+        scores: f.scores,
+        judgement,
+      });
+      const state = sequential.add(
+        judgement.verdict === 'failed' ? 'failed' : judgement.verdict === 'corrupt' ? 'corrupt' : 'clean',
+      );
+      config.onProgress?.(index + 1, specs.length, state);
+      return state.verdict === 'continue' || config.earlyStop === false;
+    };
+
+    await runOrdered(specs.length, config.concurrency, fetchOne, commit);
+    const final = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
+    if (!reference)
+      notes.push(
+        'golden run: tokens after each first divergence are not cross-scored (no reference server to ask)',
+      );
+    if (settings.window === undefined)
+      notes.push('no window given: positions are not related to the sliding window');
+
+    const judged = records.filter((r) => r.judgement.verdict !== 'failed');
+    const corruptTokens = judged.flatMap((r) => r.judgement.corruptTokens);
+    const judgedTokens = judged.reduce((n, r) => n + r.judgement.judgedTokens, 0);
+    const count = (v: string) => records.filter((r) => r.judgement.verdict === v).length;
+    const examples = await buildExamples(
+      records.filter((r) => r.judgement.verdict === 'corrupt').slice(0, 3),
+      tokenizer,
+    );
+
+    return {
+      verdict: final.verdict as EndpointVerdict,
+      reason: final.reason,
+      mode: golden ? 'golden' : 'reference',
+      target: { url: target.url, model: target.model },
+      reference: golden
+        ? { golden: config.golden!.path, model: golden.model }
+        : { url: reference!.url, model: reference!.model },
+      settings: {
+        suite: golden ? (golden.suite as SuiteName) : config.suite,
+        window: settings.window,
+        pageSize: settings.pageSize,
+        requests: specs.length,
+        maxTokens: config.maxTokens,
+        concurrency: config.concurrency,
+        seed: settings.seed,
+        logprobs: settings.logprobs,
+        margin: marginPolicy,
+        thresholds: config.thresholds ?? DEFAULT_PLAUSIBILITY,
+        sequential: config.sequential ?? DEFAULT_SEQUENTIAL,
+        repetition: config.repetition ?? DEFAULT_REPETITION,
+      },
+      counts: {
+        planned: specs.length,
+        judged: judged.length,
+        identical: count('identical'),
+        benignDrift: count('benign-drift'),
+        corrupt: count('corrupt'),
+        failed: count('failed'),
+        notRun: specs.length - records.length,
+      },
+      sequential: final,
+      tokens: {
+        judged: judgedTokens,
+        corrupt: corruptTokens.length,
+        ...tokenRate(corruptTokens.length, judgedTokens),
+      },
+      corruptPositions: summarizePositions(corruptTokens),
+      errors: [...errorCounts]
+        .map(([message, n]) => ({ message, count: n }))
+        .sort((a, b) => b.count - a.count),
+      notes,
+      examples,
+      requests: records,
+      golden: reference
+        ? {
+            format: RECORDING_FORMAT,
+            version: 1,
+            model: reference.model,
+            server: reference.url,
+            suite: config.suite,
+            window: settings.window,
+            pageSize: settings.pageSize,
+            logprobs: settings.logprobs,
+            seed: settings.seed,
+            exchanges: goldenExchanges,
+          }
+        : undefined,
+    };
+  } finally {
+    await target.client.close();
+    await reference?.client.close();
+  }
+}
+
+/** Two servers with different tokenizers cannot be compared token by token: that is a usage error. */
+async function checkSameTokenizer(target: ServerApi, reference: ServerApi, notes: string[]): Promise<void> {
+  const probe = 'faultline tokenizer check: naïve café, 1234 — ok';
+  const [a, b] = await Promise.all([target.tokenize(probe), reference.tokenize(probe)]);
+  if (!a.ok || !b.ok) {
+    notes.push("could not compare the two servers' tokenizers (/tokenize failed on one of them)");
+    return;
+  }
+  if (a.value.length !== b.value.length || a.value.some((t, i) => t !== b.value[i]))
+    throw new UserError(
+      'the target and the reference tokenize the same text differently: they do not serve the same model',
+      {
+        hint: 'point --reference at a server of the same model (same tokenizer), with only the serving features changed',
+      },
+    );
+}
