@@ -3,6 +3,10 @@ log and the export summary, so every number in it is a measured one."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 
 def _curve_table(curve: list[dict]) -> str:
     evaluated = [p for p in curve if "val_bits_per_byte" in p]
@@ -14,6 +18,33 @@ def _curve_table(curve: list[dict]) -> str:
         rows.append(f"| {p['step']} | {p['seconds']} | {p['lr']:.2e} | {p['train_bits_per_byte']:.3f} | "
                     f"{p['train_mtp_bits_per_byte']:.3f} | {val} |")
     return "\n".join(rows)
+
+
+def _overfit_note(curve: list[dict]) -> str:
+    evaluated = [p for p in curve if "val_bits_per_byte" in p]
+    if not evaluated:
+        return ""
+    best = min(evaluated, key=lambda p: p["val_bits_per_byte"])
+    last = evaluated[-1]
+    if last["val_bits_per_byte"] <= best["val_bits_per_byte"] + 0.005:
+        return ""
+    return (f"Validation bits/byte was lowest ({best['val_bits_per_byte']:.3f}) at step {best['step']} and ended at "
+            f"{last['val_bits_per_byte']:.3f} while the training loss kept falling to {last['train_bits_per_byte']:.3f}: "
+            "the model overfits its training text somewhat. The final weights are shipped; nothing was selected "
+            "on the validation set.")
+
+
+def _engine_samples(engine: dict | None) -> str:
+    if not engine:
+        return ""
+    first = engine["samples"][0]["engine_settings"]
+    body = "\n\n".join(f"Prompt `{s['prompt']}` →\n\n{_quote(s['continuation'])}" for s in engine["samples"])
+    return (f"\n### Greedy samples from faultline's engine (`{engine['command']}`: {first['dtype']} activations, "
+            f"{first['kv_cache_dtype']} KV cache with the stored scales, reference attention)\n\n"
+            "They part from the fp32 samples above wherever BF16 activations and the FP8 KV cache flip a "
+            "near-tied token, sometimes within the first few bytes: greedy text of this model is sensitive to "
+            "rounding, which is why corruption is judged against a reference run with the same numerics. "
+            "Agreement with PyTorch in exact fp32 is what the golden-logits test checks.\n\n" + body + "\n")
 
 
 def _scales_table(scales: dict[str, list[float]], with_q: bool) -> str:
@@ -28,7 +59,7 @@ def _quote(text: str) -> str:
     return "\n".join("> " + line if line else ">" for line in text.splitlines() or [""])
 
 
-def render_card(log: dict, summary: dict, variant: str) -> str:
+def render_card(log: dict, summary: dict, variant: str, engine: dict | None = None) -> str:
     with_q = variant == "tiny-swa-qscale"
     h = summary["heldout"]
     acc = summary["mtp_acceptance"]
@@ -89,6 +120,8 @@ main cross-entropy + {log['mtp_loss_weight']} × MTP cross-entropy (joint traini
 
 {_curve_table(log['curve'])}
 
+{_overfit_note(log['curve'])}
+
 ## Results (BF16 weights upcast to fp32, exact fp32 forward)
 
 - Held-out bits per byte: **{h['bits_per_byte']:.3f}** (every held-out byte predicted once, in chunks of
@@ -104,7 +137,7 @@ main cross-entropy + {log['mtp_loss_weight']} × MTP cross-entropy (joint traini
 ### Greedy samples (exact fp32 forward, {summary['sample_new']} new tokens, cut at EOS)
 
 {samples}
-
+{_engine_samples(engine)}
 ## FP8 KV calibration
 
 Per layer amax over the held-out text of Q and K after q_norm/k_norm + RoPE (as written to the cache) and
@@ -127,3 +160,20 @@ checkpoints do.
 BF16 weights. The same computation in float64 differs from the stored fp32 logits by at most
 {summary['golden_fp32_vs_fp64_max_abs']:.2g}.
 """
+
+
+def main() -> int:
+    """Re-render both cards from a run record: python3 training/model_card.py RECORD_DIR MODELS_DIR
+    (RECORD_DIR holds train-log.json, summary.json and optionally engine-samples.json)."""
+    record, models = Path(sys.argv[1]), Path(sys.argv[2])
+    log = json.loads((record / "train-log.json").read_text())
+    summary = json.loads((record / "summary.json").read_text())
+    engine_path = record / "engine-samples.json"
+    engine = json.loads(engine_path.read_text()) if engine_path.exists() else None
+    for variant in ("tiny-swa", "tiny-swa-qscale"):
+        (models / variant / "README.md").write_text(render_card(log, summary, variant, engine))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
