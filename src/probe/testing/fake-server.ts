@@ -254,7 +254,7 @@ export async function startFakeServer(options: FakeServerOptions): Promise<FakeS
         .end(JSON.stringify({ error: { message: `bad key ${req.headers.authorization ?? ''}` } }));
       return;
     }
-    let body: Record<string, unknown> = {};
+    let body: Record<string, unknown>;
     try {
       body = raw ? JSON.parse(raw) : {};
     } catch {
