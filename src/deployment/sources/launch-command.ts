@@ -5,13 +5,10 @@
  */
 import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
+import type { ArgToken } from '../argv-token.js';
 import type { LaunchSource } from '../deployment.js';
 
-/** One argv element and where it was written. Same shape as deployment/argv-token.ts's ArgToken. */
-export interface ArgToken {
-  text: string;
-  at?: SourceLocation;
-}
+export type { ArgToken };
 
 /** A file the launch file itself writes (a heredoc), so `--config` can read it without the disk. */
 export interface VirtualFile {

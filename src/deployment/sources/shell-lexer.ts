@@ -86,6 +86,8 @@ export class ShellSyntaxError extends Error {
   }
 }
 
+/** Characters that start quoting, escapes or expansions inside a word. */
+const SPECIAL = new Set(['\\', "'", '"', '$', '`']);
 const CONTROL_OPS = [';;&', ';;', ';&', '&&', '||', '|&', '|', '&', ';', '(', ')'];
 const REDIRECT_OPS = ['<<<', '<<-', '<<', '<>', '<&', '&>>', '&>', '>>', '>&', '>|', '<', '>'];
 const PARAM_OPS = [':-', ':=', ':+', ':?', '-', '=', '+', '?'] as const;
@@ -334,21 +336,22 @@ class Lexer {
       } else if (c === '`') {
         this.readBacktick(parts, quoted);
       } else {
-        this.pushLiteral(parts, c, quoted, this.pos);
-        this.pos++;
+        // a run of ordinary characters at once (most of a script)
+        let end = this.pos + 1;
+        while (end < t.length && !SPECIAL.has(t[end]) && !stop(t[end])) end++;
+        this.pushLiteral(parts, t.slice(this.pos, end), quoted, this.pos);
+        this.pos = end;
       }
     }
   }
 
   private pushLiteral(parts: WordPart[], text: string, quoted: boolean, offset: number): void {
     const last = parts[parts.length - 1];
-    const offsets = Array.from(text, (_, i) => offset + i);
-    if (last && last.kind === 'literal' && last.quoted === quoted) {
-      last.text += text;
-      last.offsets.push(...offsets);
-    } else {
-      parts.push({ kind: 'literal', text, quoted, offsets });
-    }
+    const target = last && last.kind === 'literal' && last.quoted === quoted ? last : undefined;
+    const offsets = target ? target.offsets : [];
+    for (let i = 0; i < text.length; i++) offsets.push(offset + i);
+    if (target) target.text += text;
+    else parts.push({ kind: 'literal', text, quoted, offsets });
   }
 
   private readSingleQuoted(parts: WordPart[]): void {

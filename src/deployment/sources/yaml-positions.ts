@@ -94,9 +94,13 @@ export function scalarField(y: YamlFile, node: unknown): ArgField | undefined {
   const text = scalarText(y, node);
   if (text === undefined) return undefined;
   const at = locOf(y, node);
-  const offsets = isScalar(node) ? scalarCharOffsets(y.text, node as Scalar) : undefined;
-  if (!offsets) return { text, at, charAt: () => at };
-  return { text, at, charAt: (i) => y.locate(offsets[Math.min(i, offsets.length - 1)] ?? 0) };
+  // Computed on first use: only words that turn out to be scripts (`sh -c …`) need it.
+  let offsets: number[] | null | undefined;
+  const charAt = (i: number) => {
+    if (offsets === undefined) offsets = (isScalar(node) && scalarCharOffsets(y.text, node as Scalar)) || null;
+    return offsets ? y.locate(offsets[Math.min(i, offsets.length - 1)] ?? 0) : at;
+  };
+  return { text, at, charAt };
 }
 
 /** A list of scalars (`args: [...]`), or a single scalar as a one-element list. */
