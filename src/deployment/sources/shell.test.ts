@@ -197,3 +197,16 @@ test('syntax errors are UserErrors with the location of the opening quote', () =
     (e: unknown) => e instanceof UserError && e.at?.line === 2 && e.at.column === 18 && /unterminated/.test(e.message),
   );
 });
+
+test('CRLF line endings: continuations and word ends work as with LF', () => {
+  const [l] = inline('export A=1\r\nvllm serve m \\\r\n  --port 1\r\n');
+  assert.deepEqual(texts(l), ['vllm', 'serve', 'm', '--port', '1']);
+  assert.deepEqual(envObject(l), { A: '1' });
+  assert.equal(where(l, '--port'), '3:3');
+});
+
+test('heredoc files: tee and >> append; a quoted delimiter keeps $ literal', () => {
+  const [l] = inline("tee c.yaml <<EOF\na: $X\nEOF\ncat >> c.yaml <<'EOF'\nb: $Y\nEOF\nvllm serve m --config c.yaml\n");
+  assert.equal(l.files.get('/work/c.yaml')?.text, 'a: $X\nb: $Y\n');
+  assert.deepEqual(l.files.get('/work/c.yaml')?.locate(2, 1), { file: 'x.sh', line: 5, column: 1 });
+});
