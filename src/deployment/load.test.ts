@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { UserError } from '../core/errors.js';
+import fc from 'fast-check';
+import { isUserError, UserError } from '../core/errors.js';
 import type { Deployment } from './deployment.js';
 import { deploymentFromArgv, loadDeployments, loadLaunchFiles } from './load.js';
 
@@ -340,6 +341,27 @@ test('the seed-b200 examples give the same launch facts in every form', () => {
     return [d.model?.value, a.attention_backend, a.kv_cache_dtype, a.attention_config, a.speculative_config];
   };
   for (const d of ds.slice(1)) assert.deepEqual(key(d), key(ds[0]), d.source.file);
+});
+
+test('property: launch files with random flags and values → Deployments or a UserError, never a crash', () => {
+  const dir = scratch();
+  const word = fc.constantFrom(
+    '--kv-cache-dtype', 'fp8', '--speculative-config', "'{\"method\": \"ngram\", \"num_speculative_tokens\": 5}'", "'{bad'",
+    '--config', 'c.yaml', '-tp', '2', '--attention-config.backend=FLASHINFER', '-O3', '$X', '${Y:-1}', '--no-enable-prefix-caching',
+    '--max-model-len', '8k', '--model', 'm', '"', '\\\n', '--frobnicate', '--gpu-memory-utilization', 'x',
+  );
+  fc.assert(
+    fc.property(fc.array(word, { maxLength: 12 }), fc.boolean(), (words, heredoc) => {
+      const config = heredoc ? 'cat > c.yaml <<EOF\nkv-cache-dtype: fp8\nmax-model-len: $Z\nEOF\n' : '';
+      writeFileSync(join(dir, 'f.sh'), `${config}vllm serve org/m ${words.join(' ')}\n`);
+      try {
+        loadDeployments([join(dir, 'f.sh')], opts);
+      } catch (e) {
+        if (!isUserError(e)) throw e;
+      }
+    }),
+    { numRuns: 300 },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
