@@ -47,3 +47,13 @@ test('engine logits (fp32 mode) match the PyTorch golden logits of models/tiny-s
   assert.ok(worstMain <= TOLERANCE, `main logits: max abs diff ${worstMain} > ${TOLERANCE}`);
   assert.ok(worstMtp <= TOLERANCE, `MTP logits: max abs diff ${worstMtp} > ${TOLERANCE}`);
 });
+
+test('models/tiny-swa-qscale loads through its symlinked weights shard: same weights, calibrated q scales', () => {
+  const base = loadModel(MODEL);
+  const q = loadModel(join(repoRoot, 'models/tiny-swa-qscale'));
+  assert.deepEqual(q.weights.layers[3].wq, base.weights.layers[3].wq);
+  assert.deepEqual(q.weights.scalesPresent, { q: true, k: true, v: true });
+  assert.deepEqual(base.weights.scalesPresent, { q: false, k: true, v: true });
+  assert.ok(q.weights.scales.every((s) => s.q > 0 && s.q !== 1));
+  assert.deepEqual(q.weights.scales.map((s) => s.k), base.weights.scales.map((s) => s.k));
+});
