@@ -54,7 +54,8 @@ export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult 
   const files = paths.map((p) => readSource(p, opts.cwd));
   const collected = collectLaunches(files);
   const displayPaths = new Map(files.map((f) => [f.absPath, f.path]));
-  const deployments = collected.launches.map((l) => assembleDeployment(l, { ...assembleOptions(opts), displayPaths }));
+  const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
+  const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
   const filesWithoutLaunch = [...collected.perFile].filter(([, n]) => n === 0).map(([path]) => path);
   return { deployments, filesWithoutLaunch, notes: collected.notes };
 }

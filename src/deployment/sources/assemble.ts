@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { isUserError, UserError, type SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
-import type { Deployment, GpuFacts } from '../deployment.js';
+import type { Deployment, GpuFacts, ModelFacts } from '../deployment.js';
 import { parseGpu } from '../gpu.js';
 import { readModelFacts } from '../model-config.js';
 import { parseVersion } from '../versions.js';
@@ -93,8 +93,15 @@ function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLoc
   };
 }
 
+/** --model-config facts per options object: a directory of 1,000 manifests reads config.json once. */
+const explicitFacts = new WeakMap<AssembleOptions, ModelFacts>();
+
 function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
-  if (opts.modelConfig) return readModelFacts(resolve(opts.cwd, opts.modelConfig));
+  if (opts.modelConfig) {
+    let facts = explicitFacts.get(opts);
+    if (!facts) explicitFacts.set(opts, (facts = readModelFacts(resolve(opts.cwd, opts.modelConfig))));
+    return facts;
+  }
   const dir = localModelDir(launch, d.model?.value, opts);
   if (!dir) return undefined;
   try {
