@@ -1,0 +1,152 @@
+/**
+ * `faultline guard [--warn-only] [--allow FLnnn]... -- COMMAND...`: a container entrypoint wrapper.
+ * It learns the GPU, the installed vLLM / FlashInfer versions and the model's config.json from the
+ * machine, runs the lint hazards on COMMAND, and then either runs COMMAND unchanged (signals, stdio
+ * and exit status pass through) or refuses: findings on stderr, exit 3, COMMAND never started.
+ * Missing facts stay unknown; only a definite error-severity finding refuses.
+ */
+import type { Command } from 'commander';
+import { UserError, isUserError } from '../../core/errors.js';
+import type { Deployment } from '../../deployment/deployment.js';
+import { deploymentFromArgv } from '../../deployment/load.js';
+import { readModelFacts } from '../../deployment/model-config.js';
+import { lintDeployments } from '../../hazards/evaluate.js';
+import { formatText } from '../../hazards/formatters/text.js';
+import { execChild } from '../../hazards/guard/exec-child.js';
+import { findModelConfig } from '../../hazards/guard/hf-cache.js';
+import { gatherGpu, gatherVersions } from '../../hazards/guard/machine-facts.js';
+import { runProbe, type Probe } from '../../hazards/guard/run-probe.js';
+import { findHazard, hazards } from '../../hazards/index.js';
+import { splitDashDash } from '../dash-dash.js';
+import type { CliIO } from '../io.js';
+import type { RegisterCommand } from './index.js';
+
+export const GUARD_REFUSED = 3;
+
+interface GuardOptions {
+  warnOnly?: boolean;
+  allow: string[];
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit) => {
+  program
+    .command('guard')
+    .description(
+      'run a vLLM launch only if no known silent-corruption hazard applies (container entrypoint wrapper)',
+    )
+    .argument('<command...>', 'the launch, after --: faultline guard -- vllm serve MODEL …')
+    .option('--warn-only', 'report findings on stderr but start the command anyway')
+    .option('--allow <hazard>', 'start despite this hazard (FLnnn or alias); repeatable', collect, [])
+    .addHelpText(
+      'after',
+      '\nExit status: the command’s own (128 + signal number if a signal ended it); 3 when refused; 2 on usage errors.',
+    )
+    .action(async (operands: string[], opts: GuardOptions, cmd: Command) => {
+      const { after } = splitDashDash(cmd, operands);
+      const command = after ?? operands;
+      if (command.length === 0)
+        throw new UserError('no command to guard', {
+          code: 'E_USAGE',
+          hint: 'faultline guard -- vllm serve MODEL …',
+        });
+      const allowed = new Set(
+        opts.allow.map((a) => {
+          const h = findHazard(a);
+          if (!h)
+            throw new UserError(`--allow ${a}: no such hazard`, {
+              code: 'E_USAGE',
+              hint: `known: ${hazards.map((x) => x.id).join(', ')}`,
+            });
+          return h.id;
+        }),
+      );
+      exit(await guard(command, { warnOnly: Boolean(opts.warnOnly), allowed, io, probe: runProbe }));
+    });
+};
+
+export async function guard(
+  command: string[],
+  o: { warnOnly: boolean; allowed: Set<string>; io: CliIO; probe: Probe },
+): Promise<number> {
+  const { io } = o;
+  const say = (line: string) => io.err(`faultline guard: ${line}\n`);
+  const d = await describeLaunch(command, o);
+  if (!d) {
+    say(`${command[0]} is not a vLLM server launch: nothing to check; starting it`);
+    return start(command, io);
+  }
+  const findings = lintDeployments([d]);
+  const blocking = findings.filter(
+    (f) => f.severity === 'error' && !f.possibly && !o.allowed.has(f.hazard.id),
+  );
+  if (findings.length) io.err(formatText(findings, { color: false, launches: 1, hazards: hazards.length }));
+  if (blocking.length && !o.warnOnly) {
+    const ids = [...new Set(blocking.map((f) => f.hazard.id))];
+    say(`refusing to start: ${ids.join(', ')} applies to this launch and silently corrupts output`);
+    say(
+      `fix the launch, or start anyway with ${ids.map((id) => `--allow ${id}`).join(' ')} (or --warn-only)`,
+    );
+    return GUARD_REFUSED;
+  }
+  if (blocking.length) say(`--warn-only: starting despite ${blocking.map((f) => f.hazard.id).join(', ')}`);
+  return start(command, io);
+}
+
+async function start(command: string[], io: CliIO): Promise<number> {
+  const r = await execChild(command, { env: io.env, cwd: io.cwd });
+  if (r.startError) io.err(`faultline guard: ${r.startError}\n`);
+  return r.code;
+}
+
+/** The launch as a Deployment with the machine's facts, or undefined when COMMAND is not vLLM. */
+async function describeLaunch(
+  command: string[],
+  o: { io: CliIO; probe: Probe },
+): Promise<Deployment | undefined> {
+  const { io, probe } = o;
+  let d: Deployment;
+  try {
+    d = deploymentFromArgv(command, { cwd: io.cwd, env: io.env });
+  } catch (e) {
+    // Malformed vLLM flags are a user error (vLLM would reject them too); a foreign command is not ours.
+    if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
+    throw e;
+  }
+  d.source = { ...d.source, kind: 'guard' };
+  const program = command[0].split('/').pop() ?? '';
+  const pythons = /^python(\d+(\.\d+)*)?$/.test(program)
+    ? [command[0], 'python3', 'python']
+    : ['python3', 'python'];
+  const [gpu, versions] = await Promise.all([
+    gatherGpu(probe, io.env),
+    gatherVersions(probe, io.env, pythons),
+  ]);
+  const facts: string[] = [];
+  if (gpu.value) {
+    d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };
+    facts.push(`GPU ${gpu.value.name ?? ''} (sm${gpu.value.sm}) from ${gpu.how}`);
+  } else facts.push(gpu.how);
+  for (const key of ['vllm', 'flashinfer'] as const) {
+    const v = versions[key];
+    if (v.value) {
+      d.versions[key] = { value: v.value, at: { file: `<${v.how}>`, line: 1, column: 1 } };
+      facts.push(`${key} ${v.value}`);
+    } else facts.push(v.how);
+  }
+  if (!d.modelFacts && d.model) {
+    const revision = d.args.get('revision')?.value;
+    const loc = findModelConfig(d.model.value, {
+      env: io.env,
+      cwd: io.cwd,
+      revision: typeof revision === 'string' ? revision : undefined,
+    });
+    if (loc.path) {
+      d.modelFacts = readModelFacts(loc.path);
+      facts.push(`model config from ${loc.how}`);
+    } else facts.push(`model config unknown: ${loc.how}`);
+  }
+  io.err(`faultline guard: facts: ${facts.join('; ')}\n`);
+  return d;
+}

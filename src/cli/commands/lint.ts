@@ -1,0 +1,69 @@
+/**
+ * `faultline lint FILE... [options]` and `faultline lint [options] -- vllm serve MODEL …`:
+ * is this launch known to corrupt output? Exit 0 no findings, 1 findings, 2 usage or input error.
+ * `--explain FLnnn` prints the hazard's documentation page (rendered from its data).
+ */
+import type { Command } from 'commander';
+import { UserError } from '../../core/errors.js';
+import { renderHazardMarkdown } from '../../hazards/docs.js';
+import { findHazard, hazards } from '../../hazards/index.js';
+import { formatOutcome, parseFormat, runLint } from '../../hazards/lint-run.js';
+import { splitDashDash } from '../dash-dash.js';
+import type { CliIO } from '../io.js';
+import type { RegisterCommand } from './index.js';
+
+interface LintOptions {
+  modelConfig?: string;
+  gpu?: string;
+  vllmVersion?: string;
+  flashinferVersion?: string;
+  format: string;
+  explain?: string;
+}
+
+export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
+  program
+    .command('lint')
+    .description('check vLLM launches for known silent-corruption hazards (static, no GPU needed)')
+    .argument(
+      '[files...]',
+      'shell scripts, Kubernetes / Helm / KServe / compose manifests, vLLM --config YAML',
+    )
+    .option('--model-config <path>', "the model's config.json, or its checkpoint directory")
+    .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
+    .option('--vllm-version <version>', 'vLLM version the launch runs (e.g. 0.23.1rc1.dev843+g04adc8843)')
+    .option('--flashinfer-version <version>', 'flashinfer-python version the launch runs')
+    .option('--format <format>', 'text, json or sarif', 'text')
+    .option('--explain <hazard>', 'print the documentation of a hazard (FL001 or its alias) and exit')
+    .addHelpText(
+      'after',
+      '\nA launch can also follow `--`:  faultline lint --gpu B200 -- vllm serve MODEL --kv-cache-dtype fp8 …\nExit status: 0 no findings, 1 findings, 2 usage or input error.',
+    )
+    .action((operands: string[], opts: LintOptions, cmd: Command) => {
+      if (opts.explain !== undefined) {
+        const h = findHazard(opts.explain);
+        if (!h)
+          throw new UserError(`no hazard "${opts.explain}"`, {
+            code: 'E_USAGE',
+            hint: `known hazards: ${hazards.map((x) => `${x.id} (${x.alias})`).join(', ')}`,
+          });
+        io.out(renderHazardMarkdown(h));
+        exit(0);
+        return;
+      }
+      const format = parseFormat(opts.format);
+      const { before, after } = splitDashDash(cmd, operands);
+      const outcome = runLint({
+        files: before,
+        argv: after,
+        modelConfig: opts.modelConfig,
+        gpu: opts.gpu,
+        vllmVersion: opts.vllmVersion,
+        flashinferVersion: opts.flashinferVersion,
+        cwd: io.cwd,
+      });
+      const color = format === 'text' && io.isTTY && !io.env.NO_COLOR;
+      io.out(formatOutcome(outcome, format, { color, env: io.env }));
+      exit(outcome.findings.length > 0 ? 1 : 0);
+    });
+};
