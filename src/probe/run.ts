@@ -11,7 +11,6 @@
  * errors, it never counts as clean, and the run is INCONCLUSIVE when too many failed.
  */
 import { UserError } from '../core/errors.js';
-import { createRng } from '../core/rng.js';
 import { DEFAULT_PLAUSIBILITY, type PlausibilityThresholds } from '../oracle/crossscore.js';
 import { calibrateMargin, DEFAULT_MARGIN_POLICY, noiseSamples, type MarginPolicy } from '../oracle/margin.js';
 import { summarizePositions, type PositionSummary } from '../oracle/positions.js';
@@ -29,10 +28,10 @@ import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/
 import { ProbeClient, RetryBudget, type Attempt, type CallResult, type ClientOptions } from './client.js';
 import { buildExamples, type CorruptExample } from './examples.js';
 import { runOrdered } from './pool.js';
-import { promptOfLength } from './prompts.js';
+import { planPrompts, promptTokensFor, type PromptSpec } from './plan.js';
 import { generationOf, recordExchange, RECORDING_FORMAT, type Recording } from './recording.js';
 import { ServerApi } from './server-api.js';
-import { shortPlan, windowCrossingPlan, type FilePrompt, type SuiteName } from './suites.js';
+import type { FilePrompt, SuiteName } from './suites.js';
 
 export interface Endpoint {
   url: string;
@@ -120,14 +119,6 @@ export interface ProbeReport {
   golden?: Recording;
 }
 
-interface PromptSpec {
-  id: string;
-  maxTokens: number;
-  tokens?: number[];
-  text?: string;
-  length?: number;
-}
-
 interface Fetched {
   spec: PromptSpec;
   promptTokens: number[];
@@ -151,37 +142,7 @@ function makeApi(e: Endpoint, config: ProbeConfig, budget: RetryBudget, seedOffs
   );
 }
 
-function planPrompts(config: ProbeConfig, maxModelLen: number | undefined): PromptSpec[] {
-  if (config.golden)
-    return config.golden.recording.exchanges.map((e) => ({
-      id: e.id,
-      maxTokens: e.maxTokens,
-      tokens: e.promptTokens,
-    }));
-  if (config.suite === 'file') {
-    if (!config.filePrompts)
-      throw new UserError('the file suite needs a prompt file', { hint: 'pass --prompts FILE.jsonl' });
-    return config.filePrompts
-      .slice(0, config.requests)
-      .map((p) => ({ id: p.id, maxTokens: p.maxTokens, tokens: p.tokens, text: p.text }));
-  }
-  if (config.window === undefined)
-    throw new UserError(`the ${config.suite} suite needs the model's sliding window`, {
-      hint: 'pass --window N or --model-config PATH',
-    });
-  const shape = {
-    window: config.window,
-    pageSize: config.pageSize,
-    requests: config.requests,
-    maxTokens: config.maxTokens,
-    seed: config.seed,
-    maxModelLen,
-  };
-  const plans = config.suite === 'short' ? shortPlan(shape) : windowCrossingPlan(shape);
-  return plans.map((p) => ({ id: p.id, maxTokens: p.maxTokens, length: p.length }));
-}
-
-function minDefined(...xs: (number | undefined)[]): number | undefined {
+export function minDefined(...xs: (number | undefined)[]): number | undefined {
   const d = xs.filter((x): x is number => x !== undefined);
   return d.length ? Math.min(...d) : undefined;
 }
@@ -237,7 +198,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     const tokenizer = reference ?? target;
     if (reference && !golden) await checkSameTokenizer(target, reference, notes);
 
-    const specs = planPrompts(config, minDefined(target.maxModelLen, reference?.maxModelLen));
+    const specs = planPrompts({ ...config, golden }, minDefined(target.maxModelLen, reference?.maxModelLen));
     const frame = { window: settings.window, pageSize: settings.pageSize };
     const sequential = new SequentialTest(config.sequential ?? DEFAULT_SEQUENTIAL);
     const marginPolicy = config.margin ?? DEFAULT_MARGIN_POLICY;
@@ -251,15 +212,11 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       const attempts: Attempt[] = [];
       const out: Fetched = { spec, promptTokens: spec.tokens ?? [], errors, attempts };
       if (!spec.tokens) {
-        const rng = createRng((settings.seed * 1000003 + index * 7919) >>> 0);
-        const tokens =
-          spec.text !== undefined
-            ? collect(await tokenizer.tokenize(spec.text, signal), errors, attempts)
-            : collect(
-                await promptOfLength(config.corpus, spec.length!, rng, (t) => tokenizer.tokenize(t, signal)),
-                errors,
-                attempts,
-              );
+        const tokens = collect(
+          await promptTokensFor(spec, index, settings.seed, config.corpus, tokenizer, signal),
+          errors,
+          attempts,
+        );
         if (!tokens) return out;
         out.promptTokens = tokens;
       }

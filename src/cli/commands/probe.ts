@@ -1,0 +1,245 @@
+/**
+ * `faultline probe --target URL (--reference URL | --golden FILE) …`: is this running server
+ * corrupting output? Exit 0 CLEAN, 1 CORRUPT, 2 usage or tool error, 3 INCONCLUSIVE.
+ * `--save-golden FILE` alone (no reference) records the target as a golden for later probes.
+ */
+import type { Command } from 'commander';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../../core/errors.js';
+import { readModelFacts } from '../../deployment/model-config.js';
+import { formatText, summaryJson } from '../../probe/format.js';
+import { recordGolden } from '../../probe/record.js';
+import { loadRecording, saveRecording } from '../../probe/recording.js';
+import { runProbe, type ProbeConfig } from '../../probe/run.js';
+import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
+import type { CliIO } from '../io.js';
+import type { RegisterCommand } from './index.js';
+
+interface ProbeOptions {
+  target: string;
+  reference?: string;
+  golden?: string;
+  saveGolden?: string;
+  suite: string;
+  prompts?: string;
+  promptText?: string;
+  window?: string;
+  modelConfig?: string;
+  pageSize: string;
+  requests: string;
+  maxTokens: string;
+  concurrency: string;
+  seed: string;
+  logprobs: string;
+  timeout: string;
+  format: string;
+  out?: string;
+  apiKeyEnv?: string;
+  earlyStop: boolean;
+}
+
+const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../../data/heldout-prose.txt', import.meta.url));
+
+export const EXIT = { clean: 0, corrupt: 1, usage: 2, inconclusive: 3 } as const;
+
+function int(name: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new UserError(
+      `${name} ${JSON.stringify(value)} must be an integer${max < Number.MAX_SAFE_INTEGER ? ` from ${min} to ${max}` : ` ≥ ${min}`}`,
+    );
+  return n;
+}
+
+function url(name: string, value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('protocol');
+    return value;
+  } catch {
+    throw new UserError(`${name} ${JSON.stringify(value)} is not an http(s) URL`, {
+      hint: 'e.g. --target http://127.0.0.1:8000',
+    });
+  }
+}
+
+function readText(path: string, what: string, hint: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UserError(
+      `cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      { hint },
+    );
+  }
+}
+
+function windowOf(opts: ProbeOptions, cwd: string): number | undefined {
+  if (opts.window !== undefined && opts.modelConfig !== undefined)
+    throw new UserError('--window and --model-config are alternatives; pass one');
+  if (opts.window !== undefined) return int('--window', opts.window, 1);
+  if (opts.modelConfig === undefined) return undefined;
+  const facts = readModelFacts(resolve(cwd, opts.modelConfig));
+  if (facts.window === undefined)
+    throw new UserError(`${facts.source} declares no sliding window`, {
+      hint: 'window-crossing and short suites need one; use --suite file for a full-attention model, or pass --window N',
+    });
+  return facts.window;
+}
+
+export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit) => {
+  program
+    .command('probe')
+    .description(
+      'probe a running OpenAI-compatible server for silent output corruption (differential, temperature 0)',
+    )
+    .requiredOption('--target <url>', 'the server under test')
+    .option('--reference <url>', 'a server of the same model you trust (without the suspect features)')
+    .option('--golden <file>', 'a saved reference run (from --save-golden) instead of a reference server')
+    .option(
+      '--save-golden <file>',
+      'save the reference run (or, with no reference, the target run) as a golden',
+    )
+    .option('--suite <name>', `prompt suite: ${SUITE_NAMES.join(', ')}`, 'window-crossing')
+    .option(
+      '--prompts <file>',
+      'JSONL prompts for --suite file: {"prompt": "text" | [ids], "max_tokens"?: n}',
+    )
+    .option(
+      '--prompt-text <file>',
+      'held-out text the suites cut prompts from (default: data/heldout-prose.txt)',
+    )
+    .option('--window <n>', "the model's sliding window in tokens")
+    .option('--model-config <path>', "the model's config.json or directory (reads the window)")
+    .option('--page-size <n>', 'KV-cache page (block) size of the target, for alignment', '16')
+    .option('--requests <n>', 'prompts to send at most (the sequential test may stop earlier)', '32')
+    .option(
+      '--max-tokens <n>',
+      'tokens to generate per prompt (window-crossing lengthens short prompts)',
+      '64',
+    )
+    .option('--concurrency <n>', 'requests in flight per server', '4')
+    .option('--seed <n>', 'seed for the suite and the request seed field', '0')
+    .option('--logprobs <k>', 'top-k logprobs to ask for (vLLM allows up to 20 by default)', '5')
+    .option('--timeout <seconds>', 'per-request wait for the response headers', '300')
+    .option('--no-early-stop', 'run every planned request even after the verdict is decided')
+    .option('--format <format>', 'text or json', 'text')
+    .option('--out <file>', 'write the full JSON report, token-level exchanges included')
+    .option(
+      '--api-key-env <name>',
+      'environment variable holding the API key (sent to both servers, never printed)',
+    )
+    .addHelpText(
+      'after',
+      '\nExit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too many failed requests).',
+    )
+    .action(async (opts: ProbeOptions) => {
+      if (opts.format !== 'text' && opts.format !== 'json')
+        throw new UserError(`--format ${opts.format}: use text or json`);
+      if (!SUITE_NAMES.includes(opts.suite as SuiteName))
+        throw new UserError(`unknown suite "${opts.suite}"`, { hint: `suites: ${SUITE_NAMES.join(', ')}` });
+      const suite = (
+        opts.prompts !== undefined && opts.suite === 'window-crossing' ? 'file' : opts.suite
+      ) as SuiteName;
+      if (opts.golden && opts.saveGolden)
+        throw new UserError('--golden and --save-golden together would copy the golden; pass one');
+      if (opts.reference && opts.golden)
+        throw new UserError('--reference and --golden are alternatives; pass one');
+      if (!opts.reference && !opts.golden && !opts.saveGolden)
+        throw new UserError('probe needs something to compare against', {
+          hint: 'pass --reference URL or --golden FILE (or --save-golden FILE to record the target)',
+        });
+      let apiKey: string | undefined;
+      if (opts.apiKeyEnv !== undefined) {
+        apiKey = io.env[opts.apiKeyEnv];
+        if (!apiKey)
+          throw new UserError(`--api-key-env ${opts.apiKeyEnv}: that environment variable is not set`, {
+            hint: `export ${opts.apiKeyEnv}=… before running the probe`,
+          });
+      }
+      const requests = int('--requests', opts.requests, 1, 100_000);
+      const maxTokens = int('--max-tokens', opts.maxTokens, 1, 1_000_000);
+      const golden = opts.golden
+        ? { path: opts.golden, recording: loadRecording(resolve(io.cwd, opts.golden)) }
+        : undefined;
+      const filePrompts =
+        suite === 'file' && !golden
+          ? (() => {
+              if (!opts.prompts) throw new UserError('--suite file needs --prompts FILE.jsonl');
+              const path = resolve(io.cwd, opts.prompts);
+              return parsePromptFile(
+                readText(path, 'prompt file', 'one JSON object per line: {"prompt": "…"}'),
+                opts.prompts,
+                maxTokens,
+              );
+            })()
+          : undefined;
+      const needsText = !golden && suite !== 'file';
+      const corpus = needsText
+        ? readText(
+            opts.promptText ? resolve(io.cwd, opts.promptText) : DEFAULT_PROMPT_TEXT,
+            'prompt text',
+            'pass --prompt-text FILE with plain prose to cut prompts from',
+          )
+        : '';
+      const config: ProbeConfig = {
+        target: { url: url('--target', opts.target), apiKey },
+        reference: opts.reference ? { url: url('--reference', opts.reference), apiKey } : undefined,
+        golden,
+        suite,
+        filePrompts,
+        corpus,
+        window: windowOf(opts, io.cwd),
+        pageSize: int('--page-size', opts.pageSize, 1, 4096),
+        requests,
+        maxTokens,
+        concurrency: int('--concurrency', opts.concurrency, 1, 256),
+        seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
+        logprobs: int('--logprobs', opts.logprobs, 1, 20),
+        earlyStop: opts.earlyStop,
+        client: { timeouts: { headersMs: 1000 * int('--timeout', opts.timeout, 1) } },
+        onProgress: io.isTTY
+          ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
+          : undefined,
+      };
+
+      if (!config.reference && !golden) {
+        const rec = await recordGolden(config);
+        saveRecording(resolve(io.cwd, opts.saveGolden!), rec.recording);
+        const ok = rec.recording.exchanges.length - rec.failed;
+        io.out(
+          opts.format === 'json'
+            ? JSON.stringify(
+                { recorded: ok, failed: rec.failed, errors: rec.errors, golden: opts.saveGolden },
+                null,
+                2,
+              ) + '\n'
+            : `faultline probe: recorded ${ok} exchanges from ${config.target.url} into ${opts.saveGolden}${rec.failed ? `; ${rec.failed} failed:\n${rec.errors.map((e) => `  ${e}`).join('\n')}` : ''}\n`,
+        );
+        exit(rec.failed > 0 ? EXIT.inconclusive : EXIT.clean);
+        return;
+      }
+
+      const report = await runProbe(config);
+      if (io.isTTY) io.err('\r\x1b[K');
+      if (opts.saveGolden && report.golden) saveRecording(resolve(io.cwd, opts.saveGolden), report.golden);
+      if (opts.out) {
+        const { golden: _g, ...full } = report;
+        writeFileSync(resolve(io.cwd, opts.out), JSON.stringify(full) + '\n');
+      }
+      io.out(
+        opts.format === 'json'
+          ? JSON.stringify(summaryJson(report), null, 2) + '\n'
+          : formatText(report, { color: io.isTTY && !io.env.NO_COLOR }),
+      );
+      exit(
+        report.verdict === 'CLEAN'
+          ? EXIT.clean
+          : report.verdict === 'CORRUPT'
+            ? EXIT.corrupt
+            : EXIT.inconclusive,
+      );
+    });
+};
