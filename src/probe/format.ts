@@ -11,10 +11,12 @@ const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 
 /** Escape control characters (newlines shown as ⏎) so model text stays on its line. */
 export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text
-    .replace(/\n/g, '⏎')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return (
+    text
+      .replace(/\n/g, '⏎')
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+  );
 }
 
 function where(p: PositionSummary, window: number | undefined): string {
