@@ -277,6 +277,48 @@ test('text output is ESLint-style, SARIF output validates; a clean launch exits 
   assert.match(ok.out, /no known hazard in 1 launch/);
 });
 
+test('FL002 reads the checkpoint’s scales: tiny-swa-qscale (q_scale ≠ 1) fires, tiny-swa (k/v scales only, auto prefill) does not', async () => {
+  const flags = [
+    '--attention-backend',
+    'FLASHINFER',
+    '--attention-config',
+    '{"disable_flashinfer_q_quantization": true}',
+  ];
+  const withQ = await lint([
+    '--gpu',
+    'B200',
+    '--format',
+    'json',
+    '--',
+    'vllm',
+    'serve',
+    join(repoRoot, 'models/tiny-swa-qscale'),
+    ...flags,
+  ]);
+  const fl002 = withQ.json?.findings.find((f) => f.hazardId === 'FL002');
+  assert.equal(fl002?.severity, 'error', withQ.err);
+  assert.match(
+    fl002?.conditions.find((c) => c.name === 'checkpoint-scales-not-one')?.detail ?? '',
+    /6 of 6 layers carry q_scale ≠ 1/,
+  );
+  const kvOnly = await lint([
+    '--gpu',
+    'B200',
+    '--format',
+    'json',
+    '--',
+    'vllm',
+    'serve',
+    join(repoRoot, 'models/tiny-swa'),
+    ...flags,
+  ]);
+  assert.equal(
+    kvOnly.json?.findings.find((f) => f.hazardId === 'FL002'),
+    undefined,
+    kvOnly.out,
+  );
+});
+
 test('--explain FL001 prints the committed docs page', async () => {
   const r = await lint(['--explain', 'FL001']);
   assert.equal(r.code, 0);

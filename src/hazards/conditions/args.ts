@@ -45,6 +45,18 @@ export function asInt(v: unknown): number | undefined {
   return undefined;
 }
 
+/** Any parsed value as text for a message (objects as JSON; never throws). */
+export function show(v: unknown): string {
+  if (v !== null && typeof v === 'object') {
+    try {
+      return JSON.stringify(v);
+    } catch {
+      return '[object]';
+    }
+  }
+  return String(v);
+}
+
 export function asString(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
@@ -54,7 +66,7 @@ export function showFlag(dest: string, value?: unknown): string {
   const flag = `--${dest.replace(/_/g, '-')}`;
   if (value === undefined) return flag;
   if (typeof value === 'boolean') return value ? flag : `--no-${dest.replace(/_/g, '-')}`;
-  return `${flag} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`;
+  return `${flag} ${show(value)}`;
 }
 
 export function at(x: { at?: SourceLocation } | undefined): SourceLocation | undefined {
@@ -84,7 +96,7 @@ export function attentionSetting(
 ): AttentionSetting | undefined {
   const flag = opts.cli ?? subArg(d, 'attention_config', field);
   const fromFlag: AttentionSetting | undefined = flag
-    ? { value: flag.value, at: flag.at, spelled: `attention_config.${field}=${String(flag.value)}` }
+    ? { value: flag.value, at: flag.at, spelled: `attention_config.${field}=${show(flag.value)}` }
     : undefined;
   const spec = ATTENTION_ENV_VARS.find((s) => s.field === field);
   const raw = spec ? d.env.get(spec.name) : undefined;

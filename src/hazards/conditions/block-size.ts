@@ -5,7 +5,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asInt } from './args.js';
+import { arg, asInt, show } from './args.js';
 
 export function largeKvPages(): Condition {
   return {
@@ -16,7 +16,7 @@ export function largeKvPages(): Condition {
       const a = arg(d, 'block_size');
       const n = asInt(a?.value);
       if (a && n === undefined)
-        return { status: 'unknown', detail: `--block-size ${String(a.value)} is not a number`, at: a.at };
+        return { status: 'unknown', detail: `--block-size ${show(a.value)} is not a number`, at: a.at };
       if (n !== undefined)
         return n > 128
           ? { status: 'met', detail: `--block-size ${n} > 128`, at: a?.at }

@@ -5,7 +5,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asInt } from './args.js';
+import { arg, asInt, show } from './args.js';
 
 export function concurrentRequests(): Condition {
   return {
@@ -20,7 +20,7 @@ export function concurrentRequests(): Condition {
           detail: '--max-num-seqs is unset: vLLM batches many requests together by default',
         };
       if (n === undefined)
-        return { status: 'unknown', detail: `--max-num-seqs ${String(a.value)} is not a number`, at: a.at };
+        return { status: 'unknown', detail: `--max-num-seqs ${show(a.value)} is not a number`, at: a.at };
       return n > 1
         ? { status: 'met', detail: `--max-num-seqs ${n} lets requests share a batch`, at: a.at }
         : { status: 'not-met', detail: `--max-num-seqs ${n}: one request at a time`, at: a.at };

@@ -8,7 +8,7 @@
 import type { SourceLocation } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asString } from './args.js';
+import { arg, asString, show } from './args.js';
 
 export interface KvDtype {
   /** Resolved dtype string as vLLM spells it, or undefined when it cannot be known. */
@@ -55,8 +55,8 @@ export function resolveKvCacheDtype(d: Deployment): KvDtype {
 function skipsSlidingLayers(d: Deployment): SourceLocation | true | undefined {
   const skip = arg(d, 'kv_cache_dtype_skip_layers');
   if (!skip) return undefined;
-  const items = Array.isArray(skip.value) ? skip.value : String(skip.value).split(/[\s,]+/);
-  return items.some((x) => String(x) === 'sliding_window') ? (skip.at ?? true) : undefined;
+  const items = Array.isArray(skip.value) ? skip.value : show(skip.value).split(/[\s,]+/);
+  return items.some((x) => show(x) === 'sliding_window') ? (skip.at ?? true) : undefined;
 }
 
 /**

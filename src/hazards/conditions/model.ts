@@ -6,7 +6,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt } from './args.js';
+import { arg, asBool, asInt, show } from './args.js';
 
 const noFacts =
   'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so the layer types are unknown';
@@ -55,7 +55,7 @@ export function contextExceedsWindow(): Condition {
       const f = d.modelFacts;
       const given = arg(d, 'max_model_len');
       // `--max-model-len auto` means "as large as fits", i.e. the model's own length: treat as unset.
-      const mml = given && String(given.value).toLowerCase() === 'auto' ? undefined : given;
+      const mml = given && show(given.value).toLowerCase() === 'auto' ? undefined : given;
       const len = asInt(mml?.value);
       if (!f || f.window === undefined) {
         if (len !== undefined)
@@ -69,7 +69,7 @@ export function contextExceedsWindow(): Condition {
       if (mml && len === undefined)
         return {
           status: 'unknown',
-          detail: `--max-model-len ${String(mml.value)} is not a token count`,
+          detail: `--max-model-len ${show(mml.value)} is not a token count`,
           at: mml.at,
         };
       if (len === undefined)

@@ -1,7 +1,7 @@
 /** Pipeline parallelism (--pipeline-parallel-size / -pp ≥ 2) and the V2 model runner switch. */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt, env } from './args.js';
+import { arg, asBool, asInt, env, show } from './args.js';
 
 export function pipelineParallel(): Condition {
   return {
@@ -14,7 +14,7 @@ export function pipelineParallel(): Condition {
       if (n === undefined)
         return {
           status: 'unknown',
-          detail: `--pipeline-parallel-size ${String(a.value)} is not a number`,
+          detail: `--pipeline-parallel-size ${show(a.value)} is not a number`,
           at: a.at,
         };
       return n >= 2

@@ -1,7 +1,7 @@
 /** Reasoning parsers and structured output / tool calling (research/interaction-bugs.md B11). */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asString } from './args.js';
+import { arg, asBool, asString, show } from './args.js';
 
 export function reasoningParser(): Condition {
   return {
@@ -32,7 +32,7 @@ export function constrainedOutput(): Condition {
         };
       const parser = arg(d, 'tool_call_parser');
       if (parser && asString(parser.value))
-        return { status: 'met', detail: `--tool-call-parser ${String(parser.value)}`, at: parser.at };
+        return { status: 'met', detail: `--tool-call-parser ${show(parser.value)}`, at: parser.at };
       return {
         status: 'unknown',
         detail:

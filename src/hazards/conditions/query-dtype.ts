@@ -7,7 +7,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { asBool, attentionSetting } from './args.js';
+import { asBool, attentionSetting, show } from './args.js';
 
 export function qQuantizationDisabled(): Condition {
   return {
@@ -34,7 +34,7 @@ export function qQuantizationDisabled(): Condition {
       if (s && s.value !== undefined)
         return {
           status: 'unknown',
-          detail: `disable_flashinfer_q_quantization=${String(s.value)} is not a boolean`,
+          detail: `disable_flashinfer_q_quantization=${show(s.value)} is not a boolean`,
           at: s.at,
         };
       return {

@@ -5,7 +5,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool } from './args.js';
+import { arg, asBool, show } from './args.js';
 
 export function asyncScheduling(expected: 'on' | 'off'): Condition {
   return {
@@ -19,7 +19,7 @@ export function asyncScheduling(expected: 'on' | 'off'): Condition {
         return {
           status: 'unknown',
           detail: a
-            ? `--async-scheduling ${String(a.value)} is not a boolean`
+            ? `--async-scheduling ${show(a.value)} is not a boolean`
             : 'async scheduling is not set: it is the default in 2026 vLLM, off by default in older releases (which release flipped it is not established)',
           at: a?.at,
         };

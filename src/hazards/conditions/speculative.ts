@@ -9,7 +9,7 @@
 import type { SourceLocation } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt, asString } from './args.js';
+import { arg, asBool, asInt, asString, show } from './args.js';
 
 export interface SpecDecoding {
   /** Normalized method: mtp, eagle, eagle3, ngram, suffix, dflash, draft_model, …, or undefined when vLLM infers it. */
@@ -77,7 +77,7 @@ export function resolveSpeculative(d: Deployment): SpecDecoding | undefined {
   if (legacy && asString(legacy.value)) {
     const kArg = arg(d, 'num_speculative_tokens');
     const k = asInt(kArg?.value);
-    const spelled = `--speculative-model ${String(legacy.value)} (legacy flag, vLLM ≤ 0.8)`;
+    const spelled = `--speculative-model ${show(legacy.value)} (legacy flag, vLLM ≤ 0.8)`;
     return {
       method: 'draft_model',
       k,

@@ -9,7 +9,7 @@
  * none exists: then no version clears it, which is a deduction, not a guess.
  */
 import type { Deployment } from '../../deployment/deployment.js';
-import { compareVersions } from '../../deployment/versions.js';
+import { compareVersions, parseVersion } from '../../deployment/versions.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 
 export interface VersionBounds {
@@ -54,6 +54,12 @@ export function affectedVersion(b: VersionBounds): Condition {
         };
       }
       const ver = v.value;
+      if (!parseVersion(ver))
+        return {
+          status: 'unknown',
+          detail: `${name} version "${ver}" is not a version faultline can compare`,
+          at: v.at,
+        };
       if (b.fixed && compareVersions(ver, b.fixed) >= 0)
         return { status: 'not-met', detail: `${name} ${ver} contains the fix (${b.fixed})`, at: v.at };
       if (b.introduced && compareVersions(ver, b.introduced) < 0)
