@@ -88,10 +88,10 @@ interface Result {
   decodeGflops: number;
 }
 
-function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cacheKind: 'paged' | 'contiguous'): Result {
+function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cacheKind: 'paged' | 'contiguous', kernels: 'js' | 'wasm-simd'): Result {
   const prompt = Array.from({ length: PROMPT }, (_, i) => (i * 37) % 256);
   const run = () => {
-    const e = new Engine(model, { precision: 'bf16', kvDtype, pageSize: 16, cacheKind, backend });
+    const e = new Engine(model, { precision: 'bf16', kvDtype, pageSize: 16, cacheKind, backend, kernels });
     const t0 = performance.now();
     let step = e.forward([{ seqId: 0, tokens: prompt }])[0];
     const t1 = performance.now();
@@ -121,19 +121,16 @@ const anchor = anchorGflops();
 const { total } = paramCount(config);
 console.log(`engine bench: ${(total / 1e6).toFixed(2)}M parameters (d ${config.hiddenSize}, I ${config.intermediateSize}, ${config.numLayers} layers), prompt ${PROMPT}, decode ${DECODE}, bf16 math`);
 console.log(`anchor: plain JS float32 matvec ${anchor.toFixed(2)} GFLOP/s (same run)`);
+const flashinfer = () => createFlashinferBackend({ bookkeeping: 'fixed', faultModel: null, disableQQuantization: false, useTrtllmAttention: null });
 const results = [
-  measure('reference attention, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged'),
-  measure('reference attention, bf16 KV, contiguous', createReferenceBackend(), 'bf16', 'contiguous'),
-  measure(
-    'flashinfer sm100 (fixed), fp8 KV, paged',
-    createFlashinferBackend({ bookkeeping: 'fixed', faultModel: null, disableQQuantization: false, useTrtllmAttention: null }),
-    'fp8_e4m3',
-    'paged',
-  ),
+  measure('JS kernels, reference attn, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged', 'js'),
+  measure('SIMD kernels, reference attn, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged', 'wasm-simd'),
+  measure('SIMD kernels, reference attn, bf16 KV, contiguous', createReferenceBackend(), 'bf16', 'contiguous', 'wasm-simd'),
+  measure('SIMD kernels, flashinfer sm100, fp8 KV, paged', flashinfer(), 'fp8_e4m3', 'paged', 'wasm-simd'),
 ];
 for (const r of results)
   console.log(
-    `${r.name.padEnd(44)} prefill ${r.prefillTps.toFixed(0).padStart(5)} tok/s ${r.prefillGflops.toFixed(2)} GFLOP/s (${(r.prefillGflops / anchor).toFixed(2)}× anchor)` +
+    `${r.name.padEnd(52)} prefill ${r.prefillTps.toFixed(0).padStart(5)} tok/s ${r.prefillGflops.toFixed(2)} GFLOP/s (${(r.prefillGflops / anchor).toFixed(2)}× anchor)` +
       ` | decode ${r.decodeTps.toFixed(0).padStart(5)} tok/s ${r.decodeGflops.toFixed(2)} GFLOP/s (${(r.decodeGflops / anchor).toFixed(2)}× anchor)`,
   );
 const best = Math.max(...results.map((r) => r.decodeTps));

@@ -63,7 +63,7 @@ export function generate(engine: Engine, promptIds: readonly number[], o: Genera
 
 /**
  * Logits [len, V] and hidden states [len, d] (before the final norm) for every position of `ids`,
- * computed exactly: fp32 weights math, fp32 KV, reference attention — the golden check's mode.
+ * computed exactly: fp32 weights math with float64 accumulation (JS kernels), fp32 KV, reference attention — the golden check's mode.
  */
 export function exactForward(model: Model, ids: readonly number[]): { logits: Float32Array; hidden: Float32Array } {
   const engine = new Engine(model, {
@@ -72,6 +72,7 @@ export function exactForward(model: Model, ids: readonly number[]): { logits: Fl
     pageSize: 16,
     cacheKind: 'contiguous',
     backend: createReferenceBackend(),
+    kernels: 'js',
   });
   const { logits, hidden } = engine.forward([{ seqId: 0, tokens: ids }])[0];
   return { logits, hidden };

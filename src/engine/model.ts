@@ -16,7 +16,7 @@
 import { roundToBf16 } from '../numerics/bf16.js';
 import { ropeThetaFor, type ModelConfig } from './config.js';
 import type { KvCache } from './kv-cache/cache.js';
-import { addInPlace, applyRope, buildRopeTable, geglu, matmul, rmsNorm, roundBf16, softcap, type RopeTable } from './ops.js';
+import { addInPlace, applyRope, buildRopeTable, geglu, matmul as jsMatmul, rmsNorm, roundBf16, softcap, type MatmulFn, type RopeTable } from './ops.js';
 import type { MtpWeights, Weights } from './weights.js';
 
 export type Precision = 'fp32' | 'bf16';
@@ -51,7 +51,11 @@ export class RunState {
   up = new Float32Array(0); // [I]
   logits = new Float32Array(0); // [V]
 
-  constructor(private readonly c: ModelConfig) {}
+  /** The matmul kernel every projection of this state's forward passes use. */
+  constructor(
+    private readonly c: ModelConfig,
+    readonly matmul: MatmulFn = jsMatmul,
+  ) {}
 
   ensure(rows: number): void {
     if (rows <= this.rows) return;
@@ -104,6 +108,7 @@ export function forward(
   const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = c;
   const store = precision === 'bf16' ? (a: Float32Array, len: number) => roundBf16(a, len) : () => {};
   s.ensure(n);
+  const matmul = s.matmul;
 
   // embedding · √d (the scale itself is cast to the model dtype first, as in Gemma)
   const scale = precision === 'bf16' ? roundToBf16(Math.sqrt(d)) : Math.fround(Math.sqrt(d));
@@ -179,7 +184,14 @@ export function forward(
  * final norm) and token t+1, the logits for token t+2 and g, which stands in for h_{t+1} when
  * chaining the next draft. No attention, no cache. h: [d].
  */
-export function mtpStep(model: Model, mtp: MtpWeights, h: Float32Array, nextToken: number, precision: Precision): { logits: Float32Array; g: Float32Array } {
+export function mtpStep(
+  model: Model,
+  mtp: MtpWeights,
+  h: Float32Array,
+  nextToken: number,
+  precision: Precision,
+  matmul: MatmulFn = jsMatmul,
+): { logits: Float32Array; g: Float32Array } {
   const { hiddenSize: d, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = model.config;
   const store = precision === 'bf16' ? (a: Float32Array) => roundBf16(a, a.length) : () => {};
   const scale = precision === 'bf16' ? roundToBf16(Math.sqrt(d)) : Math.fround(Math.sqrt(d));

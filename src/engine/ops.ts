@@ -13,6 +13,9 @@ import { roundToBf16 } from '../numerics/bf16.js';
  * each x[i] is loaded once for four weight rows, which is what makes a JS matvec ~2× faster
  * than one dot product at a time.
  */
+/** A matmul implementation: this file's (float64 accumulation) or the WebAssembly SIMD one (wasm/accelerate.ts). */
+export type MatmulFn = (out: Float32Array, x: Float32Array, w: Float32Array, n: number, D: number, O: number) => void;
+
 export function matmul(out: Float32Array, x: Float32Array, w: Float32Array, n: number, D: number, O: number): void {
   for (let r = 0; r < n; r++) matvec(out, r * O, x, r * D, w, D, O);
 }

@@ -54,6 +54,7 @@ export function quantizeQuery(x: number, qScale: number): number {
 
 export function createFlashinferBackend(options: FlashinferOptions): AttentionBackend {
   const policy = SCALE_POLICIES[options.bookkeeping];
+  let qBuffer = new Float32Array(0); // reused: holds this call's quantized query rows
   const backend: AttentionBackend = {
     name: 'flashinfer',
     supportsSpecAsDecode: options.useTrtllmAttention !== false,
@@ -61,7 +62,8 @@ export function createFlashinferBackend(options: FlashinferOptions): AttentionBa
       const kvQuantized = layer.kvDtype === 'fp8_e4m3';
       const route = routeFlashinfer(phase, kvQuantized, options);
       const scales = policy({ ...route, kvQuantized, smScale: layer.smScale, ...layer.scales });
-      const qk = route.qDtype === 'fp8' ? quantizedRows(q, requests, layer) : q;
+      if (route.qDtype === 'fp8' && qBuffer.length < q.length) qBuffer = new Float32Array(q.length);
+      const qk = route.qDtype === 'fp8' ? quantizeRows(q, qBuffer, requests, layer) : q;
       const ks = Math.fround(layer.scales.k), vs = Math.fround(layer.scales.v);
       // the mock cache of vLLM's prefill fallback: fp8 → float32 · scale → bf16
       const kvTransform = scales.dequantizeKvFirst
@@ -124,9 +126,8 @@ function faultyPairsOf(
   return pairs;
 }
 
-/** A copy of q with this call's rows quantized to FP8 values (decoded, without the scale). */
-function quantizedRows(q: Float32Array, requests: AttentionRequest[], layer: AttentionLayer): Float32Array {
-  const qq = new Float32Array(q.length);
+/** This call's rows of q, quantized to FP8 values (decoded, without the scale), into qq (other rows untouched). */
+function quantizeRows(q: Float32Array, qq: Float32Array, requests: AttentionRequest[], layer: AttentionLayer): Float32Array {
   const width = layer.numHeads * layer.headDim;
   for (const req of requests)
     for (let i = req.rowStart * width; i < (req.rowStart + req.qLen) * width; i++) qq[i] = quantizeQuery(q[i], layer.scales.q);
