@@ -4,6 +4,7 @@
  * loop (the best a matvec can do here without SIMD) — so the numbers read as ratios.
  *
  *   npm run bench:engine            (or: node --import tsx bench/engine.ts [--decode 256] [--prompt 128])
+ * Each figure is the best of three runs (after a warm-up run): the machine may be shared.
  */
 import { createFlashinferBackend } from '../src/engine/attention/flashinfer.js';
 import { createReferenceBackend } from '../src/engine/attention/reference.js';
@@ -73,11 +74,14 @@ function anchorGflops(): number {
     }
   };
   for (let i = 0; i < 200; i++) run(); // warm up the JIT
-  const reps = 2000;
-  const t0 = performance.now();
-  for (let i = 0; i < reps; i++) run();
-  const s = (performance.now() - t0) / 1000;
-  return (2 * D * O * reps) / s / 1e9;
+  const reps = 1000;
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) run();
+    best = Math.min(best, (performance.now() - t0) / 1000);
+  }
+  return (2 * D * O * reps) / best / 1e9;
 }
 
 interface Result {
@@ -103,7 +107,10 @@ function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cach
     return { prefill: (t1 - t0) / 1000, decode: (t2 - t1) / 1000 };
   };
   run(); // warm-up
-  const { prefill, decode } = run();
+  // best of three: this machine is shared, and the fastest run is the least disturbed one
+  const runs = [run(), run(), run()];
+  const prefill = Math.min(...runs.map((r) => r.prefill));
+  const decode = Math.min(...runs.map((r) => r.decode));
   let prefillFlops = 0;
   for (let p = 0; p < PROMPT; p++) prefillFlops += flopsPerToken(config, p + 1);
   let decodeFlops = 0;
