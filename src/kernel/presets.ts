@@ -1,0 +1,112 @@
+/**
+ * Test-vector presets: which cases `faultline kernel vectors` writes. Each preset sweeps
+ * seq_len across the sliding window (below it, at it, and past it through every page alignment),
+ * the spec-decode depth q_len_per_req, the query dtype and window on/off, with the KV cache in FP8 —
+ * the conditions under which the trtllm-gen defect was reported (research attention-numerics.md §6 D1)
+ * and each of its controls. Scales are calibrated (amax / 448, so ≠ 1.0) unless asked otherwise,
+ * because the scale-bookkeeping defect (D2) is invisible with unit scales.
+ */
+import { UserError } from '../core/errors.js';
+import type { KvDtypeName, QDtype } from './dump-metadata.js';
+
+export interface PresetSpec {
+  name: string;
+  description: string;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  pageSize: number;
+  /** sliding_window (window_left = sliding_window − 1 when the window is on). */
+  slidingWindow: number;
+  smScale: number;
+  seqLens: number[];
+  qLens: number[];
+  qDtypes: QDtype[];
+  /** true = window on, false = window_left −1. */
+  windowed: boolean[];
+  kvDtypes: KvDtypeName[];
+  /** Std of the real Q and K entries, and of V. */
+  qkStd: number;
+  vStd: number;
+  /** Extra blocks no request uses, filled with large values, so a kernel that reads the wrong page is caught. */
+  junkBlocks: number;
+}
+
+const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
+
+/**
+ * Softmax-friendly data (sm_scale = head_dim^-0.5 on unit-variance Q, K): attention spreads over the
+ * window, so a page read wrongly moves a quarter of the weight and every such (row, head) shows an
+ * error far beyond tolerance — a localization test needs that, whatever the random draw.
+ */
+export const PRESETS: Record<string, PresetSpec> = {
+  'swa-specdec-sweep': {
+    name: 'swa-specdec-sweep',
+    description:
+      'window 64, page 16, 4 q heads / 2 kv heads, head_dim 64; seq_len 60–100 (below the window and 2½ page cycles past it, every alignment); q_len_per_req 1,2,4,5,8,16; Q BF16 and FP8; window on and off; FP8 KV; calibrated scales',
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 64,
+    pageSize: 16,
+    slidingWindow: 64,
+    smScale: 1 / 8,
+    seqLens: range(60, 100),
+    qLens: [1, 2, 4, 5, 8, 16],
+    qDtypes: ['bf16', 'fp8_e4m3'],
+    windowed: [true, false],
+    kvDtypes: ['fp8_e4m3'],
+    qkStd: 1,
+    vStd: 2,
+    junkBlocks: 2,
+  },
+  'swa-specdec-large': {
+    name: 'swa-specdec-large',
+    description:
+      'benchmark size: window 256, page 16, 8 q heads / 2 kv heads, head_dim 128; seq_len 240–300; q_len_per_req 1,2,4,5,8,16; Q BF16 and FP8; window on and off; FP8 KV; calibrated scales',
+    numHeads: 8,
+    numKvHeads: 2,
+    headDim: 128,
+    pageSize: 16,
+    slidingWindow: 256,
+    smScale: 128 ** -0.5,
+    seqLens: range(240, 300),
+    qLens: [1, 2, 4, 5, 8, 16],
+    qDtypes: ['bf16', 'fp8_e4m3'],
+    windowed: [true, false],
+    kvDtypes: ['fp8_e4m3'],
+    qkStd: 1,
+    vStd: 2,
+    junkBlocks: 2,
+  },
+  'kv-dtype-controls': {
+    name: 'kv-dtype-controls',
+    description:
+      'the BF16-KV control beside FP8 KV: window 64, page 16, 4/2 heads, head_dim 64; seq_len 60–100; q_len_per_req 4, 8; Q BF16; window on',
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 64,
+    pageSize: 16,
+    slidingWindow: 64,
+    smScale: 1 / 8,
+    seqLens: range(60, 100),
+    qLens: [4, 8],
+    qDtypes: ['bf16'],
+    windowed: [true],
+    kvDtypes: ['fp8_e4m3', 'bf16'],
+    qkStd: 1,
+    vStd: 2,
+    junkBlocks: 2,
+  },
+};
+
+export const DEFAULT_PRESET = 'swa-specdec-sweep';
+
+export function presetByName(name: string): PresetSpec {
+  const p = PRESETS[name];
+  if (!p)
+    throw new UserError(`unknown preset "${name}"`, {
+      code: 'E_USAGE',
+      hint: `presets: ${Object.keys(PRESETS).join(', ')}`,
+    });
+  return p;
+}
