@@ -74,6 +74,7 @@ export function formatOutcome(
         color: opts.color,
         launches: outcome.deployments.length,
         hazards: hazards.length,
+        notes: outcome.deployments.flatMap((d) => d.notes),
       });
   }
 }

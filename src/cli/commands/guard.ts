@@ -81,7 +81,8 @@ export async function guard(
   const blocking = findings.filter(
     (f) => f.severity === 'error' && !f.possibly && !o.allowed.has(f.hazard.id),
   );
-  if (findings.length) io.err(formatText(findings, { color: false, launches: 1, hazards: hazards.length }));
+  if (findings.length)
+    io.err(formatText(findings, { color: false, launches: 1, hazards: hazards.length, notes: d.notes }));
   if (blocking.length && !o.warnOnly) {
     const ids = [...new Set(blocking.map((f) => f.hazard.id))];
     say(`refusing to start: ${ids.join(', ')} applies to this launch and silently corrupts output`);

@@ -90,6 +90,23 @@ test('text: ESLint-style lines, conditions, remedies, and a summary line; no col
   );
 });
 
+test('text: parser notes follow the findings, once each, with their location', () => {
+  const note = {
+    value: 'VLLM_ATTENTION_BACKEND is ignored',
+    at: { file: 'launch.sh', line: 100, column: 8 },
+  };
+  const out = formatText([], {
+    color: false,
+    launches: 1,
+    hazards: 10,
+    notes: [note, note, { value: 'no location' }],
+  });
+  assert.equal(
+    out,
+    'launch.sh:100:8  note  VLLM_ATTENTION_BACKEND is ignored\nnote  no location\n\n✓ no known hazard in 1 launch (10 hazards checked)\n',
+  );
+});
+
 test('SARIF validates against the official 2.1.0 schema (draft-04) and carries rules, regions and fingerprints', () => {
   const schema = JSON.parse(
     readFileSync(new URL('../../../test/fixtures/sarif-schema-2.1.0.json', import.meta.url), 'utf8'),

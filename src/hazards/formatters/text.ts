@@ -2,15 +2,16 @@
  * Human output in the style of ESLint's stylish formatter, one block per finding:
  *   file:line:col  error  FL001 message  (alias)
  * followed by the conditions (✓ met) with remedies and non-remedies for a definite finding, or only the
- * unknown conditions (?) for a "possibly affected" one, and a summary line.
+ * unknown conditions (?) for a "possibly affected" one; then the parsers' notes, and a summary line.
  * Colours only when asked (the CLI asks on a TTY without NO_COLOR).
  */
 import pc from 'picocolors';
+import type { Located } from '../../core/located.js';
 import type { Finding } from '../finding.js';
 
 export function formatText(
   findings: Finding[],
-  opts: { color: boolean; launches: number; hazards: number },
+  opts: { color: boolean; launches: number; hazards: number; notes?: Located<string>[] },
 ): string {
   const c = pc.createColors(opts.color);
   const out: string[] = [];
@@ -34,6 +35,15 @@ export function formatText(
     }
     out.push(`    ${c.dim(`more: faultline lint --explain ${f.hazard.id}`)}`, '');
   }
+  // What the parsers noticed (ignored env vars, assumed entrypoints, legacy flags): worth reading, not findings.
+  const seen = new Set<string>();
+  for (const n of opts.notes ?? []) {
+    const where = n.at ? `${n.at.file}:${n.at.line}:${n.at.column}  ` : '';
+    const line = `${where}${c.cyan('note')}  ${n.value}`;
+    if (!seen.has(line)) out.push(line);
+    seen.add(line);
+  }
+  if (seen.size) out.push('');
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   const launches = `${opts.launches} launch${opts.launches === 1 ? '' : 'es'}`;
