@@ -1,0 +1,38 @@
+/**
+ * The launch of one cell: the plan's base command plus the fragments of the chosen levels.
+ * JSON-valued flags (e.g. --attention-config) are deep-merged — base first, then levels in
+ * factor order — into one argument, so two factors can each add a key to the same flag.
+ * Placeholders ({port}, …) are left in place; the executor fills them.
+ */
+import type { JsonArgs, MatrixPlan } from './plan-compile.js';
+import type { Config } from './space.js';
+
+export interface LaunchSpec {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+export function buildLaunch(plan: MatrixPlan, config: Config): LaunchSpec {
+  const argv = [...plan.launch.argv];
+  const env = { ...plan.launch.env };
+  const json: JsonArgs = {};
+  mergeInto(json, plan.launch.jsonArgs);
+  config.forEach((v, f) => {
+    const fragment = plan.fragments[f][v];
+    argv.push(...fragment.argv);
+    Object.assign(env, fragment.env);
+    mergeInto(json, fragment.jsonArgs);
+  });
+  for (const [flag, value] of Object.entries(json)) argv.push(flag, JSON.stringify(value));
+  return { argv, env };
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+function mergeInto(target: Obj, source: Obj): void {
+  for (const [key, value] of Object.entries(source)) {
+    if (isObj(value) && isObj(target[key])) mergeInto(target[key] as Obj, value);
+    else target[key] = isObj(value) ? structuredClone(value) : value;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The matrix plan as written in YAML: what to launch, which factors to vary, which
+ * combinations are impossible, how hard to test. This zod schema is the single definition:
+ * plan-load.ts validates with it (errors at the plan's line:col) and
+ * schema/matrix-plan.schema.json is generated from it (scripts/gen-matrix-plan-schema.ts).
+ */
+import { z } from 'zod';
+
+/** YAML writes `16`, `true`, `fp8`: a level name or argv word is their text. */
+const word = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+const words = z.union([word, z.array(word).min(1)]).transform((w) => (Array.isArray(w) ? w : [w]));
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** What choosing one level adds to the launch. */
+export const levelFragmentSchema = z
+  .strictObject({
+    argv: z.array(word).optional().describe('Arguments appended to launch.argv when this level is chosen.'),
+    env: z.record(z.string(), word).optional().describe('Environment variables set when this level is chosen.'),
+    json_args: z
+      .record(z.string().regex(/^--/, 'a JSON-valued flag, e.g. --attention-config'), jsonObject)
+      .optional()
+      .describe('JSON-valued flags: objects from all chosen levels (and launch.json_args) are deep-merged into one argument.'),
+  })
+  .describe('Launch fragment of one level; an empty mapping (or nothing) adds nothing.');
+
+export const factorSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    levels: z
+      .record(z.string(), levelFragmentSchema.nullable())
+      .describe('Level name → fragment, in order. The first level is the safe value unless reference.levels says otherwise.'),
+  })
+  .describe('One feature to vary.');
+
+/** factor → level or list of levels (a conjunction of `factor ∈ levels`). */
+const conditionSchema = z.record(z.string(), words);
+
+export const constraintSchema = z
+  .strictObject({
+    forbid: conditionSchema.optional().describe('These levels never occur together.'),
+    if: conditionSchema.optional().describe('Premise of an implication.'),
+    then: conditionSchema.optional().describe('Must hold whenever `if` holds.'),
+    why: z.string().optional(),
+  })
+  .refine((c) => (c.forbid !== undefined) !== (c.if !== undefined || c.then !== undefined), {
+    message: 'a constraint is either `forbid: {...}` or `if: {...}` with `then: {...}`',
+  })
+  .refine((c) => (c.if === undefined) === (c.then === undefined), { message: '`if` needs `then`, and `then` needs `if`' })
+  .describe('PICT-like constraint: a forbidden combination, or an implication.');
+
+export const planSchema = z
+  .strictObject({
+    launch: z
+      .strictObject({
+        argv: z
+          .array(word)
+          .min(1)
+          .describe('The server command as an argv array (no shell). Placeholders: {port}, {host}, {cell_dir}, {run_dir}.'),
+        env: z.record(z.string(), word).optional(),
+        json_args: z.record(z.string().regex(/^--/), jsonObject).optional().describe('Base values of JSON-valued flags.'),
+        cwd: z.string().optional(),
+        health: z.string().regex(/^\//, 'a path starting with /').default('/health'),
+        ready_timeout_s: z.number().positive().default(300),
+        stop_timeout_s: z.number().positive().default(10),
+      })
+      .describe('How to start one server.'),
+    reference: z
+      .strictObject({
+        levels: z.record(z.string(), word).optional().describe('The trusted configuration; unnamed factors take their first level.'),
+        url: z.url().optional().describe('A trusted server already running; nothing is launched for the reference.'),
+      })
+      .default({})
+      .describe('The trusted configuration whose outputs every cell is compared with; its levels are the safe values.'),
+    factors: z.record(z.string(), factorSchema).describe('Feature name → levels.'),
+    constraints: z.array(constraintSchema).default([]),
+    strength: z.number().int().min(2).max(4).default(3).describe('t of the t-way covering array.'),
+    seed: z.number().int().min(0).default(1),
+    confirm: z
+      .number()
+      .int()
+      .min(0)
+      .max(10)
+      .default(2)
+      .describe('Re-probes of a PASS on the same server before it is believed (a FAIL is trusted).'),
+    probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
+    executor: z
+      .strictObject({
+        kind: z.literal('local').default('local'),
+        parallel: z.number().int().min(1).max(64).default(1).describe('Servers at once.'),
+        gpus: z.array(word).optional().describe('CUDA_VISIBLE_DEVICES for each parallel slot, e.g. ["0", "1"] or ["0,1", "2,3"].'),
+      })
+      .default({ kind: 'local', parallel: 1 }),
+    localize: z
+      .strictObject({
+        max_faults: z.number().int().min(1).max(20).default(4).describe('Failing rows to localize at most.'),
+      })
+      .default({ max_faults: 4 }),
+  })
+  .describe('faultline matrix plan');
+
+export type PlanInput = z.input<typeof planSchema>;
+export type PlanData = z.output<typeof planSchema>;
+
+export const PLACEHOLDERS = ['port', 'host', 'cell_dir', 'run_dir'] as const;
+export type Placeholder = (typeof PLACEHOLDERS)[number];
+
+/** The JSON Schema for editors and other tools (input side: what a person writes). */
+export function planJsonSchema(): Record<string, unknown> {
+  return {
+    ...(z.toJSONSchema(planSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+    title: 'faultline matrix plan',
+  };
+}
+
+/** The committed file's exact text (2-space JSON and a final newline). */
+export function planJsonSchemaText(): string {
+  return `${JSON.stringify(planJsonSchema(), null, 2)}\n`;
+}
