@@ -25,7 +25,11 @@ export interface KvCacheSpec {
   scales: { k: number; v: number }[];
 }
 
-/** One sequence's K/V of one layer, as an attention kernel reads it. */
+/**
+ * One sequence's K/V of one layer, as an attention kernel reads it. Within one page (positions
+ * k·pageSize … (k+1)·pageSize − 1) consecutive positions are consecutive in memory:
+ * offset(pos + 1) = offset(pos) + hd, for keys and for values (paged kernels rely on it).
+ */
 export interface KvView {
   /** Stored values, decoded, no scale applied. */
   readonly values: Float32Array;

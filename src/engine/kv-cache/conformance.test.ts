@@ -127,3 +127,20 @@ describe('paged cache: block table and slot mapping', () => {
     assert.throws(() => new PagedKvCache(spec('bf16', 8), 4), /page size 8/);
   });
 });
+
+describe('KvView contract: positions within a page are consecutive in memory', () => {
+  for (const [name, make] of makers)
+    test(name, () => {
+      const cache = make(spec('bf16', 16));
+      cache.extend(1, 5);
+      cache.extend(2, 40);
+      cache.extend(1, 70);
+      const view = cache.view(0, 1);
+      for (let p = 0; p + 1 < 70; p++)
+        if ((p + 1) % 16 !== 0)
+          for (let h = 0; h < H; h++) {
+            assert.equal(view.keyOffset(p + 1, h), view.keyOffset(p, h) + HD);
+            assert.equal(view.valueOffset(p + 1, h), view.valueOffset(p, h) + HD);
+          }
+    });
+});
