@@ -53,6 +53,13 @@ export function formatText(
     const n = findings.length;
     const line = `✖ ${n} problem${n === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}) in ${launches}`;
     out.push(errors ? c.red(c.bold(line)) : c.yellow(c.bold(line)));
+    const possibly = findings.filter((f) => f.possibly).length;
+    if (possibly)
+      out.push(
+        c.dim(
+          `  ${possibly} of them only possibly apply: facts are missing (the ? lines); --gpu, --model-config, --vllm-version and --flashinfer-version decide them`,
+        ),
+      );
   }
   return out.join('\n') + '\n';
 }
