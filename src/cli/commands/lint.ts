@@ -62,7 +62,8 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         flashinferVersion: opts.flashinferVersion,
         cwd: io.cwd,
       });
-      const color = format === 'text' && io.isTTY && !io.env.NO_COLOR;
+      // Colour only when both the CLI's terminal check and stdout itself say TTY: `lint | less` gets plain text.
+      const color = format === 'text' && io.isTTY && process.stdout.isTTY === true && !io.env.NO_COLOR;
       io.out(formatOutcome(outcome, format, { color, env: io.env }));
       exit(outcome.findings.length > 0 ? 1 : 0);
     });
