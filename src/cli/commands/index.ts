@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { CliIO } from '../io.js';
 import { registerEngine } from './engine.js';
 import { registerGuard } from './guard.js';
+import { registerKernel } from './kernel.js';
 import { registerLint } from './lint.js';
 import { registerProbe } from './probe.js';
 
@@ -9,4 +10,4 @@ import { registerProbe } from './probe.js';
 export type RegisterCommand = (program: Command, io: CliIO, exit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. Add one line per new command file. */
-export const commandModules: RegisterCommand[] = [registerLint, registerGuard, registerEngine, registerProbe];
+export const commandModules: RegisterCommand[] = [registerLint, registerGuard, registerEngine, registerProbe, registerKernel];
