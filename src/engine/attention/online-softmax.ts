@@ -49,10 +49,13 @@ export function onlineSoftmaxRowHead(a: OnlineSoftmaxArgs, row: number, head: nu
   for (let tile = Math.floor(lo / P) * P; tile <= hi; tile += P) {
     const j0 = Math.max(lo, tile), j1 = Math.min(hi, tile + P - 1);
     let tileMax = -Infinity;
-    // a tile lies within one page, where positions are consecutive in memory (KvView contract)
+    // a tile lies within one page, where offsets are affine in the position (KvView contract;
+    // stride hd in HND, Hkv·hd in NHD)
     const k0 = view.keyOffset(j0, g), v0 = view.valueOffset(j0, g);
+    const kStride = j1 > j0 ? view.keyOffset(j0 + 1, g) - k0 : 0;
+    const vStride = j1 > j0 ? view.valueOffset(j0 + 1, g) - v0 : 0;
     for (let j = j0; j <= j1; j++) {
-      const ko = k0 + (j - j0) * hd;
+      const ko = k0 + (j - j0) * kStride;
       let dot = 0;
       if (kvTransform) for (let d = 0; d < hd; d++) dot += q[qo + d] * kvTransform(kv[ko + d], 'k');
       else for (let d = 0; d < hd; d++) dot += q[qo + d] * kv[ko + d];
@@ -68,7 +71,7 @@ export function onlineSoftmaxRowHead(a: OnlineSoftmaxArgs, row: number, head: nu
     for (let j = j0; j <= j1; j++) {
       const p = Math.fround(2 ** (s[j - j0] - mNew));
       l = Math.fround(l + p);
-      const vo = v0 + (j - j0) * hd;
+      const vo = v0 + (j - j0) * vStride;
       if (kvTransform) for (let d = 0; d < hd; d++) acc[d] += p * kvTransform(kv[vo + d], 'v');
       else for (let d = 0; d < hd; d++) acc[d] += p * kv[vo + d];
     }

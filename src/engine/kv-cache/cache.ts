@@ -27,8 +27,9 @@ export interface KvCacheSpec {
 
 /**
  * One sequence's K/V of one layer, as an attention kernel reads it. Within one page (positions
- * k·pageSize … (k+1)·pageSize − 1) consecutive positions are consecutive in memory:
- * offset(pos + 1) = offset(pos) + hd, for keys and for values (paged kernels rely on it).
+ * k·pageSize … (k+1)·pageSize − 1) offsets are affine in the position: offset(pos + 1) − offset(pos)
+ * is the same for every pos of the page (hd in the HND caches here, Hkv·hd in an NHD dump), for keys
+ * and for values; the paged kernel walks a page by that stride.
  */
 export interface KvView {
   /** Stored values, decoded, no scale applied. */

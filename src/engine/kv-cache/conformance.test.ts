@@ -128,7 +128,7 @@ describe('paged cache: block table and slot mapping', () => {
   });
 });
 
-describe('KvView contract: positions within a page are consecutive in memory', () => {
+describe('KvView contract: offsets within a page are affine in the position (stride hd in these HND caches)', () => {
   for (const [name, make] of makers)
     test(name, () => {
       const cache = make(spec('bf16', 16));
