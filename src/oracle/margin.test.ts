@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../core/rng.js';
-import { calibrateMargin, DEFAULT_MARGIN_POLICY, noiseSamples, quantile } from './margin.js';
+import {
+  calibrateMargin,
+  DEFAULT_MARGIN_POLICY,
+  gapNoiseSamples,
+  noiseSamples,
+  quantile,
+  RunningMargin,
+} from './margin.js';
 import { compareGenerations } from './compare.js';
 import { generation, greedyStep, logSoftmax, step } from './testing.js';
 import type { GeneratedStep } from './types.js';
@@ -13,7 +20,7 @@ test('quantile interpolates like numpy (type 7)', () => {
   assert.throws(() => quantile([], 0.5));
 });
 
-test('noise samples: shared top-k tokens at agreeing steps only', () => {
+test('diagnostic noise samples: shared top-k tokens at agreeing steps only', () => {
   const ref = generation([
     step(1, [
       [1, -0.1],
@@ -41,7 +48,59 @@ test('noise samples: shared top-k tokens at agreeing steps only', () => {
   assert.ok(Math.abs(s[0] - 0.05) < 1e-12 && Math.abs(s[1] - 0.1) < 1e-12);
 });
 
-test('calibration: too few samples → the cap; otherwise clamp(safety·2·q99, floor, cap)', () => {
+test('gap noise: how much the chosen-vs-runner-up gap moved, at agreeing steps only', () => {
+  const ref = generation([
+    step(1, [
+      [1, -0.1],
+      [2, -2.5],
+      [3, -4],
+    ]),
+    step(5, [
+      [5, -0.2],
+      [6, -1.9],
+    ]),
+  ]);
+  const cand = generation([
+    step(1, [
+      [1, -0.15],
+      [2, -2.3],
+      [9, -3],
+    ]),
+    step(6, [
+      [6, -0.3],
+      [5, -1],
+    ]),
+  ]);
+  const s = gapNoiseSamples(ref, cand, 2);
+  assert.equal(s.length, 1, 'the second step disagrees: not a noise sample');
+  assert.ok(Math.abs(s[0] - 0.25) < 1e-12);
+});
+
+test('running margin: pooled over the run in prompt order', () => {
+  const running = new RunningMargin();
+  const g = generation(
+    Array.from({ length: 30 }, () =>
+      step(1, [
+        [1, -0.1],
+        [2, -2],
+      ]),
+    ),
+  );
+  const h = generation(
+    Array.from({ length: 30 }, () =>
+      step(1, [
+        [1, -0.2],
+        [2, -1.9],
+      ]),
+    ),
+  );
+  assert.equal(running.next(g, generation(g.steps.slice(0, 10))).source, 'uncalibrated');
+  const cal = running.next(g, h);
+  assert.equal(cal.samples, 40);
+  assert.ok(Math.abs(cal.margin - 1.5 * 0.2) < 1e-9);
+});
+
+test('calibration: too few samples → the cap; otherwise clamp(safety·q99, floor, cap)', () => {
   assert.deepEqual(calibrateMargin([0.01, 0.02]), {
     margin: DEFAULT_MARGIN_POLICY.cap,
     samples: 2,
@@ -50,7 +109,7 @@ test('calibration: too few samples → the cap; otherwise clamp(safety·2·q99, 
   const tiny = calibrateMargin(Array(100).fill(0.001));
   assert.equal(tiny.margin, DEFAULT_MARGIN_POLICY.floor);
   const mid = calibrateMargin(Array(100).fill(0.1));
-  assert.ok(Math.abs(mid.margin - 1.5 * 2 * 0.1) < 1e-12);
+  assert.ok(Math.abs(mid.margin - 1.5 * 0.1) < 1e-12);
   assert.equal(calibrateMargin(Array(100).fill(5)).margin, DEFAULT_MARGIN_POLICY.cap);
 });
 
@@ -75,7 +134,7 @@ test('simulated benign noise: flips fall inside the calibrated margin', () => {
     const agreeing = refSteps.map((s, i) => s.token === candSteps[i].token);
     const ref = generation(refSteps.filter((_, i) => agreeing[i]));
     const cand = generation(candSteps.filter((_, i) => agreeing[i]));
-    const cal = calibrateMargin(noiseSamples(ref, cand, ref.steps.length));
+    const cal = calibrateMargin(gapNoiseSamples(ref, cand, ref.steps.length));
     for (let i = 0; i < refSteps.length; i++) {
       if (agreeing[i]) continue;
       flips++;

@@ -1,23 +1,27 @@
 /**
- * The near-tie margin: how far apart (in reference log-probability) two tokens may be and still
- * swap places through benign numerical noise.
+ * The near-tie margin: how far apart (in reference log-probability) the reference's choice and
+ * another token may be and still swap places through benign numerical noise.
  *
- * Calibration. Where both servers generated the same tokens, they saw the same context, so any
- * difference between their log-probabilities for the same token is pure numerical noise between
- * the two configurations (batch composition, reduction order, FP8 KV rounding …). If every
- * log-probability moves by at most δ, the gap between two tokens moves by at most 2δ, so a benign
- * flip can only happen where the reference's gap was ≤ 2δ. We estimate δ as a high quantile of
- * the observed |Δ logprob| over the shared top-k tokens at agreeing positions and set
+ * Calibration. Where both servers generated the same tokens they saw the same context, so any
+ * change between them in the gap lp(chosen) − lp(runner-up) is pure numerical noise between the
+ * two configurations (batch composition, reduction order, FP8 KV rounding …). A benign flip needs
+ * exactly that change to exceed the gap. So, from the agreeing steps of the run so far,
  *
- *     margin = clamp(safety · 2 · quantile_q(|Δ logprob|), floor, cap)
+ *     margin = clamp(safety · quantile_q(|Δ gap|), floor, cap)      (gapNoiseSamples)
  *
- * floor 0.1 nat: twice SGLang's per-logprob HF-vs-engine tolerance of 0.05 (research notes §2.3),
- * i.e. the noise a well-behaved BF16 engine is allowed even when we observed less.
- * cap 1.0 nat: a gap beyond e¹ ≈ 2.7× in probability is never called a tie, however noisy the
- * pair looks — dense corruption also inflates the observed noise, and the cap keeps it from
- * excusing itself. With too few samples the margin is the cap (lenient: no false alarm from an
- * unmeasured pair); the implausible-token test (crossscore.ts), whose thresholds sit far above
- * any benign noise, still applies.
+ * with q = 0.99 and safety 1.5. floor 0.1 nat: twice SGLang's per-logprob HF-vs-engine tolerance
+ * of 0.05 (research notes §2.3) — a gap moves by at most the sum of two such errors — the noise a
+ * healthy BF16 engine is allowed even when we measured less. cap 2.0 nat (a probability ratio of
+ * e² ≈ 7.4): no gap beyond it is ever called a tie, however noisy the pair looks, because dense
+ * corruption inflates the measured noise too and must not excuse itself. With fewer than
+ * minSamples samples the margin is the cap (lenient: an unmeasured pair raises no false alarm);
+ * the implausible-token test (crossscore.ts) still applies.
+ *
+ * Measured on the engine with the trained tiny-swa (bench/oracle-calibration.ts, 8 window-crossing
+ * requests, 48 tokens): FP8 KV (sm100-fixed) vs BF16 KV moves the runner-up gap by median 0.125,
+ * q99 0.98, max 1.34 nat, and its benign flips sat at gaps ≤ 0.25; float32 vs bfloat16: q99 0.21;
+ * the scale-bookkeeping defect's first divergences sat at gaps 2.1–16.6 with most tokens implausible.
+ * The cap was raised from 1.0 to 2.0 after that measurement: FP8 KV noise alone reaches 1.34.
  */
 import type { Generation } from './types.js';
 
@@ -25,7 +29,7 @@ export interface MarginPolicy {
   floor: number;
   cap: number;
   safety: number;
-  /** Quantile of |Δ logprob| taken as the noise bound δ. */
+  /** Quantile of |Δ gap| taken as the noise bound. */
   quantile: number;
   /** Fewer samples than this: the pair is uncalibrated and the margin is the cap. */
   minSamples: number;
@@ -33,7 +37,7 @@ export interface MarginPolicy {
 
 export const DEFAULT_MARGIN_POLICY: Readonly<MarginPolicy> = {
   floor: 0.1,
-  cap: 1.0,
+  cap: 2.0,
   safety: 1.5,
   quantile: 0.99,
   minSamples: 20,
@@ -42,14 +46,15 @@ export const DEFAULT_MARGIN_POLICY: Readonly<MarginPolicy> = {
 export interface MarginCalibration {
   margin: number;
   samples: number;
-  /** The observed noise bound δ (the chosen quantile), when calibrated. */
+  /** The observed gap noise (the chosen quantile), when calibrated. */
   noise?: number;
   source: 'observed' | 'uncalibrated';
 }
 
 /**
- * |lp_ref(x) − lp_cand(x)| for every token x in both top-k lists, at the first `before` steps
- * (where the two sides generated the same tokens, hence saw the same context).
+ * Diagnostic: |lp_ref(x) − lp_cand(x)| for every token x in both top-k lists at the first `before`
+ * steps. Tail tokens move more than the top ones, so this overstates the noise that matters for a
+ * flip; the margin uses gapNoiseSamples.
  */
 export function noiseSamples(reference: Generation, candidate: Generation, before: number): number[] {
   const out: number[] = [];
@@ -61,6 +66,27 @@ export function noiseSamples(reference: Generation, candidate: Generation, befor
       if (other !== undefined && Number.isFinite(other) && Number.isFinite(e.logprob))
         out.push(Math.abs(e.logprob - other));
     }
+  }
+  return out;
+}
+
+/**
+ * How much the gap between the reference's choice and its runner-up moved between the two
+ * servers, at each of the first `before` steps (same tokens so far, hence the same context):
+ * |(lp_ref(a) − lp_ref(b)) − (lp_cand(a) − lp_cand(b))|, a the chosen token, b the reference's
+ * best alternative. A flip between a and b needs exactly this quantity to exceed the gap.
+ */
+export function gapNoiseSamples(reference: Generation, candidate: Generation, before: number): number[] {
+  const out: number[] = [];
+  const n = Math.min(before, reference.steps.length, candidate.steps.length);
+  for (let t = 0; t < n; t++) {
+    const r = reference.steps[t];
+    const c = candidate.steps[t];
+    const b = r.top.find((e) => e.token !== r.token);
+    const cb = b && c.top.find((e) => e.token === b.token);
+    if (!b || !cb || c.token !== r.token) continue;
+    const d = Math.abs(r.logprob - b.logprob - (c.logprob - cb.logprob));
+    if (Number.isFinite(d)) out.push(d);
   }
   return out;
 }
@@ -82,6 +108,22 @@ export function calibrateMargin(
   if (samples.length < policy.minSamples)
     return { margin: policy.cap, samples: samples.length, source: 'uncalibrated' };
   const noise = quantile(samples, policy.quantile);
-  const margin = Math.min(policy.cap, Math.max(policy.floor, policy.safety * 2 * noise));
+  const margin = Math.min(policy.cap, Math.max(policy.floor, policy.safety * noise));
   return { margin, samples: samples.length, noise, source: 'observed' };
+}
+
+/**
+ * The margin across a run: each request is calibrated on its own agreeing steps plus those of
+ * every request before it (in prompt order, so the result does not depend on concurrency).
+ */
+export class RunningMargin {
+  private readonly samples: number[] = [];
+
+  constructor(readonly policy: MarginPolicy = DEFAULT_MARGIN_POLICY) {}
+
+  next(reference: Generation, candidate: Generation): MarginCalibration {
+    const agree = reference.tokens.findIndex((t, i) => t !== candidate.tokens[i]);
+    this.samples.push(...gapNoiseSamples(reference, candidate, agree < 0 ? reference.tokens.length : agree));
+    return calibrateMargin(this.samples, this.policy);
+  }
 }

@@ -203,3 +203,18 @@ test('golden: record the reference, replay against a corrupt and a clean target'
     assert.equal(good.counts.identical, 29);
   });
 });
+
+test('a golden exchange recorded as failed is a failed request, never clean', async () => {
+  await withServers({}, {}, async (r) => {
+    const first = await runProbe(config(r.url, r.url, { requests: 30, earlyStop: false }));
+    const recording = structuredClone(first.golden!);
+    for (const e of recording.exchanges.slice(0, 5)) {
+      delete e.steps;
+      e.error = 'HTTP 500';
+    }
+    const rep = await runProbe(config(r.url, undefined, { golden: { path: 'g.json', recording } }));
+    assert.equal(rep.verdict, 'INCONCLUSIVE', rep.reason);
+    assert.equal(rep.counts.failed, 5);
+    assert.match(rep.requests[0].judgement.errors[0], /HTTP 500/);
+  });
+});

@@ -12,7 +12,7 @@
  */
 import { UserError } from '../core/errors.js';
 import { DEFAULT_PLAUSIBILITY, type PlausibilityThresholds } from '../oracle/crossscore.js';
-import { calibrateMargin, DEFAULT_MARGIN_POLICY, noiseSamples, type MarginPolicy } from '../oracle/margin.js';
+import { DEFAULT_MARGIN_POLICY, RunningMargin, type MarginPolicy } from '../oracle/margin.js';
 import { summarizePositions, type PositionSummary } from '../oracle/positions.js';
 import { DEFAULT_REPETITION, type RepetitionOptions } from '../oracle/repetition.js';
 import {
@@ -202,7 +202,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     const frame = { window: settings.window, pageSize: settings.pageSize };
     const sequential = new SequentialTest(config.sequential ?? DEFAULT_SEQUENTIAL);
     const marginPolicy = config.margin ?? DEFAULT_MARGIN_POLICY;
-    const pooled: number[] = [];
+    const margins = new RunningMargin(marginPolicy);
     const records: RequestRecord[] = [];
     const goldenExchanges: ReturnType<typeof recordExchange>[] = [];
 
@@ -273,13 +273,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       else {
         const ref = f.reference!;
         const cand = f.candidate!;
-        const agreeing = ref.tokens.findIndex((t, i) => t !== cand.tokens[i]);
-        const own = noiseSamples(ref, cand, agreeing < 0 ? ref.tokens.length : agreeing);
-        const margin = calibrateMargin(
-          own.length >= marginPolicy.minSamples ? own : [...own, ...pooled],
-          marginPolicy,
-        );
-        pooled.push(...own);
+        const margin = margins.next(ref, cand);
         judgement = judgeRequest({
           reference: ref,
           candidate: cand,

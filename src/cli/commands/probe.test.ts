@@ -112,6 +112,30 @@ test('save a golden from the reference, then probe against it', async () => {
   assert.equal(good.code, 0, good.stdout);
 });
 
+test('--model-config reads the window from the model (tiny-swa: 128)', async () => {
+  const modelConfig = fileURLToPath(new URL('../../../models/tiny-swa/config.json', import.meta.url));
+  const r = await probe([
+    '--target',
+    reference.url,
+    '--reference',
+    reference.url,
+    '--model-config',
+    modelConfig,
+    '--suite',
+    'short',
+    '--requests',
+    '3',
+    '--max-tokens',
+    '8',
+    '--prompt-text',
+    promptText,
+    '--format',
+    'json',
+  ]);
+  assert.equal(r.code, 3, r.stderr);
+  assert.equal(JSON.parse(r.stdout).settings.window, 128);
+});
+
 test('usage errors exit 2 with a hint, no stack trace', async () => {
   const cases: [string[], RegExp][] = [
     [['--target', reference.url, ...common], /needs something to compare against/],

@@ -1,0 +1,260 @@
+/**
+ * Calibration of the probe's oracle on the real engine and the trained tiny-swa model, in process
+ * (no HTTP server yet: `faultline engine serve` is issue 5). Each pair is a reference engine and a
+ * candidate engine; prompts come from the window-crossing and short suites cut from
+ * data/heldout-prose.txt; the reference scores each divergent candidate continuation with one
+ * prefill pass (what prompt_logprobs does on a server). For every pair it prints what the oracle
+ * decided, the near-tie margins it calibrated, the gaps at the first divergences, and what the
+ * exact-match and check_logprobs_close baselines say on the same generations.
+ *
+ *   node --import tsx bench/oracle-calibration.ts [--requests 16] [--max-tokens 64] [--seed 0] [--only TEXT]
+ *
+ * No speculative decoding yet, so the canonical kernel-defect case (it needs q_len_per_req > 4)
+ * is not among the pairs; the scale-bookkeeping defect is.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createRng } from '../src/core/rng.js';
+import { tokensFromArgv } from '../src/deployment/argv-token.js';
+import { parseVllmArgs } from '../src/deployment/vllm-args.js';
+import { createBackend } from '../src/engine/emulate.js';
+import { Engine } from '../src/engine/engine.js';
+import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
+import { generate } from '../src/engine/generate.js';
+import { loadModel } from '../src/engine/load-model.js';
+import type { Model } from '../src/engine/model.js';
+import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
+import { createByteTokenizer } from '../src/engine/tokenizer.js';
+import { checkLogprobsClose, exactMatch } from '../src/oracle/baselines.js';
+import { gapNoiseSamples, noiseSamples, quantile, RunningMargin } from '../src/oracle/margin.js';
+import { SequentialTest } from '../src/oracle/stats.js';
+import type { Generation, ScoredToken } from '../src/oracle/types.js';
+import { judgeRequest } from '../src/oracle/verdict.js';
+import { shortPlan, windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
+
+const argOf = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const REQUESTS = argOf('requests', 16);
+const MAX_TOKENS = argOf('max-tokens', 64);
+const SEED = argOf('seed', 0);
+const LOGPROBS = 5;
+const onlyAt = process.argv.indexOf('--only');
+const ONLY = onlyAt > 0 ? process.argv[onlyAt + 1] : undefined;
+const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+const corpus = readFileSync(root('data/heldout-prose.txt'), 'utf8');
+const models = new Map<string, Model>();
+const modelOf = (dir: string) => models.get(dir) ?? models.set(dir, loadModel(root(dir))).get(dir)!;
+
+interface Side {
+  engine: Engine;
+  model: Model;
+}
+
+function side(dir: string, flags: string[]): Side {
+  const model = modelOf(dir);
+  const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), {
+    baseDir: process.cwd(),
+    extraFlags: [...ENGINE_FLAG_SPECS],
+  });
+  const s = resolveEngineSettings(parsed.args, model.config, new Set());
+  const engine = new Engine(model, {
+    precision: s.precision,
+    kvDtype: s.kvDtype,
+    pageSize: s.pageSize,
+    cacheKind: 'paged',
+    numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
+    backend: createBackend(s.attention),
+  });
+  return { engine, model };
+}
+
+function generation(s: Side, prompt: number[], maxTokens: number): Generation {
+  const r = generate(s.engine, prompt, {
+    maxTokens,
+    sampling: GREEDY,
+    seed: SEED,
+    logprobs: LOGPROBS,
+    stopAtEos: false,
+  });
+  const steps = r.tokens.map((t) => ({
+    token: t.id,
+    logprob: t.logprob,
+    top: t.top.map((x) => ({ token: x.id, logprob: x.logprob })),
+  }));
+  return { tokens: steps.map((x) => x.token), steps };
+}
+
+/** The reference's prompt_logprobs for the candidate's continuation: one prefill over prompt + continuation. */
+function score(s: Side, prompt: number[], continuation: number[]): ScoredToken[] {
+  const seq = [...prompt, ...continuation];
+  const V = s.model.config.vocabSize;
+  const { logits } = s.engine.forward([{ seqId: 99, tokens: seq }])[0];
+  s.engine.release(99);
+  return continuation.map((token, i) => {
+    const row = prompt.length + i - 1;
+    const lp = logSoftmax(logits.subarray(row * V, (row + 1) * V));
+    let top = 0;
+    let rank = 1;
+    for (let x = 0; x < V; x++) {
+      if (lp[x] > lp[top]) top = x;
+      if (lp[x] > lp[token]) rank++;
+    }
+    return { token, logprob: lp[token], rank, topLogprob: lp[top], topToken: top };
+  });
+}
+
+function promptOf(plan: LengthPlan, index: number): number[] {
+  const tok = createByteTokenizer();
+  const rng = createRng((SEED * 1000003 + index * 7919) >>> 0);
+  const start = rng.int(corpus.length - 8 * plan.length - 64);
+  return tok
+    .encode(corpus.slice(start, start + 8 * plan.length + 64), { addBos: true })
+    .slice(0, plan.length);
+}
+
+interface PairSpec {
+  name: string;
+  expect: 'clean' | 'corrupt';
+  reference: [string, string[]];
+  candidate: [string, string[]];
+  suite: 'window-crossing' | 'short';
+}
+
+const REF = ['--kv-cache-dtype', 'bfloat16'];
+const SCALE_DEFECT = [
+  '--emulate',
+  'sm100-affected',
+  '--kv-cache-dtype',
+  'fp8_e4m3',
+  '--attention-config',
+  '{"disable_flashinfer_q_quantization": true}',
+];
+const pairs: PairSpec[] = [
+  {
+    name: 'A/A: reference vs itself',
+    expect: 'clean',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', REF],
+    suite: 'window-crossing',
+  },
+  {
+    name: 'benign: FP8 KV, sm100-fixed',
+    expect: 'clean',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', ['--kv-cache-dtype', 'fp8_e4m3', '--emulate', 'sm100-fixed']],
+    suite: 'window-crossing',
+  },
+  {
+    name: 'benign: float32 vs bfloat16',
+    expect: 'clean',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', [...REF, '--dtype', 'float32']],
+    suite: 'window-crossing',
+  },
+  {
+    name: 'scale defect: tiny-swa-qscale, affected, FP8 KV, BF16 Q',
+    expect: 'corrupt',
+    reference: ['models/tiny-swa-qscale', REF],
+    candidate: ['models/tiny-swa-qscale', SCALE_DEFECT],
+    suite: 'short',
+  },
+  {
+    name: 'scale control: tiny-swa (q_scale 1.0), same flags',
+    expect: 'clean',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', SCALE_DEFECT],
+    suite: 'window-crossing',
+  },
+];
+
+const W = modelOf('models/tiny-swa').config.slidingWindow!;
+const shape = {
+  window: W,
+  pageSize: 16,
+  requests: REQUESTS,
+  maxTokens: MAX_TOKENS,
+  seed: SEED,
+  maxModelLen: modelOf('models/tiny-swa').config.maxPositions,
+};
+const fmt = (x: number | undefined, d = 3) => (x === undefined ? '–' : x.toFixed(d));
+
+console.log(
+  `oracle calibration on the engine: window ${W}, ${REQUESTS} requests per pair, max_tokens ${MAX_TOKENS}, top-${LOGPROBS}, seed ${SEED}\n`,
+);
+for (const p of pairs) {
+  if (ONLY && !p.name.includes(ONLY)) continue;
+  const started = performance.now();
+  const ref = side(...p.reference);
+  const cand = side(...p.candidate);
+  const plans = p.suite === 'short' ? shortPlan(shape) : windowCrossingPlan(shape);
+  const seq = new SequentialTest();
+  const running = new RunningMargin();
+  const counts = { identical: 0, 'benign-drift': 0, corrupt: 0, failed: 0 };
+  let exactFail = 0;
+  let closeFail = 0;
+  const nearTieGaps: number[] = [];
+  const suspiciousGaps: number[] = [];
+  const margins: number[] = [];
+  const noise: number[] = [];
+  const gapNoise: number[] = [];
+  let corruptTokens = 0;
+  let implausible = 0;
+  let judgedTokens = 0;
+  let decidedAt: number | undefined;
+  for (const [i, plan] of plans.entries()) {
+    const prompt = promptOf(plan, i);
+    const r = generation(ref, prompt, plan.maxTokens);
+    const c = generation(cand, prompt, plan.maxTokens);
+    const agree = r.tokens.findIndex((t, k) => t !== c.tokens[k]);
+    const own = noiseSamples(r, c, agree < 0 ? r.tokens.length : agree);
+    noise.push(...own);
+    gapNoise.push(...gapNoiseSamples(r, c, agree < 0 ? r.tokens.length : agree));
+    const margin = running.next(r, c);
+    margins.push(margin.margin);
+    const scores = agree >= 0 ? score(ref, prompt, c.tokens) : undefined;
+    const j = judgeRequest({
+      reference: r,
+      candidate: c,
+      scores,
+      promptLength: prompt.length,
+      frame: { window: W, pageSize: 16 },
+      margin,
+    });
+    counts[j.verdict]++;
+    judgedTokens += j.judgedTokens;
+    corruptTokens += j.corruptTokens.length;
+    implausible += j.crossScore?.counts.implausible ?? 0;
+    const d = j.comparison?.divergence;
+    if (d?.referenceMargin !== undefined)
+      (d.kind === 'near-tie' ? nearTieGaps : suspiciousGaps).push(d.referenceMargin);
+    if (!exactMatch(r, c).pass) exactFail++;
+    if (!checkLogprobsClose(r, c).pass) closeFail++;
+    const st = seq.add(j.verdict === 'corrupt' ? 'corrupt' : 'clean');
+    if (decidedAt === undefined && st.verdict !== 'continue') decidedAt = i + 1;
+  }
+  const final = seq.current.verdict === 'continue' ? seq.finish() : seq.current;
+  const secs = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`== ${p.name} (${p.suite}; expected ${p.expect.toUpperCase()}) — ${secs} s`);
+  console.log(`   verdict ${final.verdict} (decided after ${decidedAt ?? '–'} requests): ${final.reason}`);
+  console.log(
+    `   requests: ${counts.identical} identical, ${counts['benign-drift']} benign drift, ${counts.corrupt} corrupt`,
+  );
+  console.log(`   tokens: ${corruptTokens} corrupt (${implausible} implausible) of ${judgedTokens} judged`);
+  console.log(
+    `   noise |Δlogprob| at agreeing steps: n ${noise.length}, median ${fmt(noise.length ? quantile(noise, 0.5) : undefined, 4)}, q99 ${fmt(noise.length ? quantile(noise, 0.99) : undefined, 4)}, max ${fmt(noise.length ? Math.max(...noise) : undefined, 4)}`,
+  );
+  console.log(
+    `   runner-up gap noise: n ${gapNoise.length}, median ${fmt(gapNoise.length ? quantile(gapNoise, 0.5) : undefined, 4)}, q99 ${fmt(gapNoise.length ? quantile(gapNoise, 0.99) : undefined, 4)}, max ${fmt(gapNoise.length ? Math.max(...gapNoise) : undefined, 4)}`,
+  );
+  console.log(
+    `   near-tie margin per request: min ${fmt(Math.min(...margins))}, median ${fmt(quantile(margins, 0.5))}, max ${fmt(Math.max(...margins))}`,
+  );
+  console.log(
+    `   first-divergence gaps: near-tie [${nearTieGaps.map((g) => fmt(g)).join(', ')}], suspicious [${suspiciousGaps.map((g) => fmt(g)).join(', ')}]`,
+  );
+  console.log(
+    `   baselines on the same generations: exact match fails ${exactFail}/${plans.length}, check_logprobs_close fails ${closeFail}/${plans.length}\n`,
+  );
+}
