@@ -8,7 +8,24 @@ export interface CliIO {
   isTTY: boolean;
 }
 
+let pipeGuardInstalled = false;
+
+/**
+ * `faultline lint … | head` closes stdout early; writing on must end quietly (as other Unix tools do),
+ * not with an EPIPE stack trace.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  if (pipeGuardInstalled) return;
+  pipeGuardInstalled = true;
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw e;
+    });
+}
+
 export function processIO(): CliIO {
+  exitQuietlyOnClosedPipe();
   return {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),

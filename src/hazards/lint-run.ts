@@ -4,7 +4,8 @@
  */
 import { UserError } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
-import { deploymentFromArgv, loadDeployments } from '../deployment/load.js';
+import { deploymentFromArgv, loadDeployments, loadLaunchFiles } from '../deployment/load.js';
+import type { Located } from '../core/located.js';
 import { lintDeployments } from './evaluate.js';
 import type { Finding } from './finding.js';
 import { formatJson } from './formatters/json.js';
@@ -24,11 +25,15 @@ export interface LintInput {
   vllmVersion?: string;
   flashinferVersion?: string;
   cwd: string;
+  /** Record flags vLLM does not know as notes instead of failing (--allow-unknown-flags). */
+  allowUnknownFlags?: boolean;
 }
 
 export interface LintOutcome {
   deployments: Deployment[];
   findings: Finding[];
+  /** Remarks about whole files, e.g. a file given on the command line that holds no vLLM launch. */
+  fileNotes: Located<string>[];
 }
 
 export function runLint(input: LintInput): LintOutcome {
@@ -43,11 +48,25 @@ export function runLint(input: LintInput): LintOutcome {
     vllmVersion: input.vllmVersion,
     flashinferVersion: input.flashinferVersion,
     cwd: input.cwd,
+    allowUnknownFlags: input.allowUnknownFlags,
   };
   const deployments: Deployment[] = [];
-  if (input.files.length) deployments.push(...loadDeployments(input.files, opts));
+  const fileNotes: Located<string>[] = [];
+  if (input.files.length) {
+    // With no argv launch, a file set without any launch is an input error (never a silent "clean");
+    // otherwise each launch-less file is reported as a note, so it is never skipped silently.
+    const loaded = loadLaunchFiles(input.files, opts);
+    if (loaded.deployments.length === 0 && !input.argv?.length) loadDeployments(input.files, opts); // throws E_NO_LAUNCH
+    deployments.push(...loaded.deployments);
+    fileNotes.push(...loaded.notes);
+    for (const file of loaded.filesWithoutLaunch)
+      fileNotes.push({
+        value: `no vLLM launch found in ${file}: it was not checked`,
+        at: { file, line: 1, column: 1 },
+      });
+  }
   if (input.argv?.length) deployments.push(deploymentFromArgv(input.argv, opts));
-  return { deployments, findings: lintDeployments(deployments) };
+  return { deployments, findings: lintDeployments(deployments), fileNotes };
 }
 
 export function parseFormat(value: string): Format {
@@ -66,7 +85,7 @@ export function formatOutcome(
 ): string {
   switch (format) {
     case 'json':
-      return formatJson(outcome.findings, outcome.deployments);
+      return formatJson(outcome.findings, outcome.deployments, outcome.fileNotes);
     case 'sarif':
       return formatSarif(outcome.findings, { env: opts.env });
     case 'text':
@@ -74,7 +93,7 @@ export function formatOutcome(
         color: opts.color,
         launches: outcome.deployments.length,
         hazards: hazards.length,
-        notes: outcome.deployments.flatMap((d) => d.notes),
+        notes: [...outcome.fileNotes, ...outcome.deployments.flatMap((d) => d.notes)],
       });
   }
 }

@@ -19,6 +19,7 @@ interface LintOptions {
   flashinferVersion?: string;
   format: string;
   explain?: string;
+  allowUnknownFlags?: boolean;
 }
 
 export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
@@ -34,6 +35,10 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
     .option('--vllm-version <version>', 'vLLM version the launch runs (e.g. 0.23.1rc1.dev843+g04adc8843)')
     .option('--flashinfer-version <version>', 'flashinfer-python version the launch runs')
     .option('--format <format>', 'text, json or sarif', 'text')
+    .option(
+      '--allow-unknown-flags',
+      'record flags vLLM does not know as notes instead of failing (newer vLLM, forks)',
+    )
     .option('--explain <hazard>', 'print the documentation of a hazard (FL001 or its alias) and exit')
     .addHelpText(
       'after',
@@ -61,6 +66,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         vllmVersion: opts.vllmVersion,
         flashinferVersion: opts.flashinferVersion,
         cwd: io.cwd,
+        allowUnknownFlags: opts.allowUnknownFlags,
       });
       // Colour only when both the CLI's terminal check and stdout itself say TTY: `lint | less` gets plain text.
       const color = format === 'text' && io.isTTY && process.stdout.isTTY === true && !io.env.NO_COLOR;

@@ -2,6 +2,7 @@
  * JSON output: `{ findings: [...], deployments: [...] }`, the shape issue #2 specifies. Every
  * field is plain data; conditions carry name, status and detail.
  */
+import type { Located } from '../../core/located.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Finding } from '../finding.js';
 import { summarizeDeployment, type DeploymentSummary } from './summary.js';
@@ -21,10 +22,17 @@ export interface JsonFinding {
 export interface JsonReport {
   findings: JsonFinding[];
   deployments: DeploymentSummary[];
+  /** Remarks about whole input files (e.g. one that holds no vLLM launch); absent when there are none. */
+  notes?: { message: string; location?: { file: string; line: number; column: number } }[];
 }
 
-export function toJsonReport(findings: Finding[], deployments: Deployment[]): JsonReport {
+export function toJsonReport(
+  findings: Finding[],
+  deployments: Deployment[],
+  fileNotes: Located<string>[] = [],
+): JsonReport {
   return {
+    ...(fileNotes.length ? { notes: fileNotes.map((n) => ({ message: n.value, location: n.at })) } : {}),
     findings: findings.map((f) => ({
       hazardId: f.hazard.id,
       alias: f.hazard.alias,
@@ -40,6 +48,10 @@ export function toJsonReport(findings: Finding[], deployments: Deployment[]): Js
   };
 }
 
-export function formatJson(findings: Finding[], deployments: Deployment[]): string {
-  return JSON.stringify(toJsonReport(findings, deployments), null, 2) + '\n';
+export function formatJson(
+  findings: Finding[],
+  deployments: Deployment[],
+  fileNotes: Located<string>[] = [],
+): string {
+  return JSON.stringify(toJsonReport(findings, deployments, fileNotes), null, 2) + '\n';
 }
