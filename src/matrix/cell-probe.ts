@@ -1,0 +1,33 @@
+/**
+ * The contract between `faultline matrix` and the probe (issue 6): the matrix hands over base
+ * URLs, the probe says whether the server's outputs match the trusted reference.
+ *
+ * - captureReference runs once per run against the trusted server and returns whatever the
+ *   probe needs later (e.g. golden token sequences). It must be JSON-serializable: the journal
+ *   stores it, so a resumed run does not relaunch the reference.
+ * - probeCell compares one candidate server with that reference. `round` 0 is the first look;
+ *   rounds 1…confirm are re-probes of a PASS on the same server and should use fresh prompts.
+ *   It returns a verdict, never throws for a misbehaving server: an HTTP failure is
+ *   `probe-error`, a request past its deadline is `timeout`.
+ */
+export interface ProbeResult {
+  outcome: 'pass' | 'corrupt' | 'probe-error' | 'timeout';
+  /** Share of requests judged corrupt, 0…1 (when the probe counts requests). */
+  corruptRate?: number;
+  requests?: number;
+  detail?: string;
+}
+
+export interface CellProbeContext {
+  cellId: string;
+  round: number;
+  reference: unknown;
+  /** The plan's `probe:` options (suite, requests, max_tokens, …). */
+  options: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface MatrixProbe {
+  captureReference(url: string, options: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  probeCell(url: string, context: CellProbeContext): Promise<ProbeResult>;
+}
