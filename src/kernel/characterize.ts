@@ -40,6 +40,8 @@ export interface Characterization {
   byRow: Bucket[];
   byHead: Bucket[];
   hypotheses: { name: string; pairs: number }[];
+  /** Faulty pairs tested against the hypotheses. */
+  pairsExamined: number;
   /** Page sizes seen (alignment tables mix them if there are several). */
   pageSizes: number[];
 }
@@ -123,6 +125,7 @@ export function characterize(cases: CaseResult[]): Characterization {
     byWindowStartModPage: sorted(loMod),
     byRow: sorted(byRow),
     byHead: sorted(byHead),
+    pairsExamined: scope.reduce((n, c) => n + c.pairsExamined, 0),
     hypotheses: [...hyp].map(([name, pairs]) => ({ name, pairs })).sort((a, b) => b.pairs - a.pairs),
     pageSizes: [...new Set(cases.map((c) => c.pageSize))].sort((a, b) => a - b),
   };

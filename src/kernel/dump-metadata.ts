@@ -69,8 +69,8 @@ function positive(label: string, md: Record<string, string>, key: string): numbe
   const s = md[key];
   const ok = s !== undefined && /^[+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s);
   const x = ok ? Number(s) : NaN;
-  if (!(Number.isFinite(x) && x > 0)) bad(label, key, 'a finite number > 0', s);
-  return x;
+  if (!(Number.isFinite(x) && x > 0 && Math.fround(x) > 0 && Number.isFinite(Math.fround(x)))) bad(label, key, 'a finite float32 number > 0', s);
+  return Math.fround(x); // scales are float32 kernel arguments
 }
 
 function oneOf<T extends string>(label: string, md: Record<string, string>, key: string, values: readonly T[], fallback?: T): T {

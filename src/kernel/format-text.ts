@@ -77,7 +77,7 @@ export function formatCharacterization(ch: Characterization): string[] {
   lines.push(bucketLine('window start mod page', ch.byWindowStartModPage, 'rows'));
   lines.push(bucketLine('query row', ch.byRow, '(row, head) pairs'));
   lines.push(bucketLine('head', ch.byHead, '(row, head) pairs'));
-  if (ch.hypotheses.length) lines.push(`  explained by: ${ch.hypotheses.map((h) => `${h.name} (${h.pairs} of ${ch.faultyPairs} pairs)`).join('; ')}`);
+  if (ch.hypotheses.length) lines.push(`  explained by: ${ch.hypotheses.map((h) => `${h.name} (${h.pairs} of ${ch.pairsExamined} examined pairs)`).join('; ')}`);
   return lines;
 }
 

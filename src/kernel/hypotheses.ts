@@ -3,7 +3,7 @@
  * a few wrong key ranges and wrong scales (research attention-numerics.md §6 suggests comparing with
  * "wrong-window" variants), and every hypothesis that reproduces the pair within tolerance is named.
  * This turns "row 4, head 1 is off by 0.9" into "row 4, head 1 attended one page too early".
- * Only the first MAX_PAIRS faulty pairs of a dump are examined (each costs a few row recomputes).
+ * Only the first MAX_HYPOTHESIS_PAIRS faulty pairs of a dump are examined (each costs a few row recomputes).
  */
 import { referenceAttention } from '../engine/attention/reference.js';
 import type { KernelDump } from './dump-format.js';
@@ -12,7 +12,7 @@ import { withinTolerance } from './tolerance.js';
 import { expectedKernelScales, referenceInputs } from './reference-inputs.js';
 import type { PairError } from './verify.js';
 
-const MAX_PAIRS = 512;
+export const MAX_HYPOTHESIS_PAIRS = 512;
 
 interface Hypothesis {
   name: string;
@@ -53,14 +53,14 @@ export const HYPOTHESES: Hypothesis[] = [
   },
 ];
 
-/** Fills `matches` of each pair (in place). `out` is the dump's output as float32. */
-export function matchHypotheses(d: KernelDump, out: Float32Array, pairs: PairError[], tol: Tolerance): void {
-  if (pairs.length === 0) return;
+/** Fills `matches` of each examined pair (in place); returns how many were examined. `out` is the dump's output as float32. */
+export function matchHypotheses(d: KernelDump, out: Float32Array, pairs: PairError[], tol: Tolerance): number {
+  if (pairs.length === 0) return 0;
   const { q, layer, requests } = referenceInputs(d);
   const { numHeads: Hq, headDim: hd } = d.geometry;
   const qLen = d.meta.qLenPerReq, P = d.meta.pageSize;
   const scratch = new Float32Array(q.length);
-  const examined = pairs.slice(0, MAX_PAIRS);
+  const examined = pairs.slice(0, MAX_HYPOTHESIS_PAIRS);
   // one row recompute serves every head of the row: group pairs by (request, row)
   const byRow = new Map<number, PairError[]>();
   for (const pe of examined) {
@@ -93,4 +93,5 @@ export function matchHypotheses(d: KernelDump, out: Float32Array, pairs: PairErr
       }
     }
   }
+  return examined.length;
 }

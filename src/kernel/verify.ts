@@ -70,6 +70,8 @@ export interface CaseResult {
   maxAbsError: number;
   requests: RequestSummary[];
   faultyPairs: PairError[];
+  /** How many faulty pairs were tested against the hypotheses (the first ones, up to a cap). */
+  pairsExamined: number;
   scaleAudit: ScaleAudit;
   ok: boolean;
 }
@@ -143,7 +145,7 @@ export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array
     }
     requests.push(summary);
   }
-  matchHypotheses(d, out, pairs, tol);
+  const pairsExamined = matchHypotheses(d, out, pairs, tol);
   const scaleAudit = auditScales(d);
   return {
     file: d.label,
@@ -162,6 +164,7 @@ export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array
     maxAbsError,
     requests,
     faultyPairs: pairs,
+    pairsExamined,
     scaleAudit,
     ok: mismatches === 0,
   };
