@@ -218,3 +218,15 @@ test('a golden exchange recorded as failed is a failed request, never clean', as
     assert.match(rep.requests[0].judgement.errors[0], /HTTP 500/);
   });
 });
+
+test('an unreachable target: INCONCLUSIVE at once, saying so', async () => {
+  const gone = await startFakeServer({ lm });
+  const url = gone.url;
+  await gone.close();
+  await withServers({}, {}, async (r) => {
+    const rep = await runProbe(config(url, r.url));
+    assert.equal(rep.verdict, 'INCONCLUSIVE');
+    assert.match(rep.reason, /target at .* is unreachable .*ECONNREFUSED.*; no requests were run/);
+    assert.equal(rep.counts.planned, 0);
+  });
+});

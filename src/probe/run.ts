@@ -181,6 +181,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
   };
 
   try {
+    let unreachable: string | undefined;
     for (const [name, api] of [
       ['target', target],
       ['reference', reference],
@@ -188,7 +189,10 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       if (!api) continue;
       const r = await api.resolveModel();
       noteErrors(r.attempts, r.ok ? [] : [r.error]);
-      if (!r.ok)
+      // no HTTP answer at all (refused, reset, timed out): every request would fail the same way
+      if (!r.ok && r.attempts.length > 0 && r.attempts.every((a) => a.status === undefined))
+        unreachable ??= `the ${name} at ${api.url} is unreachable (${r.error})`;
+      else if (!r.ok)
         notes.push(`${name}: could not list models (${r.error}); requests are sent without a model name`);
     }
     if (golden && target.model && golden.model && golden.model !== target.model)
@@ -196,9 +200,11 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
         `the golden run was recorded from model "${golden.model}", the target serves "${target.model}"`,
       );
     const tokenizer = reference ?? target;
-    if (reference && !golden) await checkSameTokenizer(target, reference, notes);
+    if (reference && !golden && !unreachable) await checkSameTokenizer(target, reference, notes);
 
-    const specs = planPrompts({ ...config, golden }, minDefined(target.maxModelLen, reference?.maxModelLen));
+    const specs = unreachable
+      ? []
+      : planPrompts({ ...config, golden }, minDefined(target.maxModelLen, reference?.maxModelLen));
     const frame = { window: settings.window, pageSize: settings.pageSize };
     const sequential = new SequentialTest(config.sequential ?? DEFAULT_SEQUENTIAL);
     const marginPolicy = config.margin ?? DEFAULT_MARGIN_POLICY;
@@ -303,7 +309,8 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     };
 
     await runOrdered(specs.length, config.concurrency, fetchOne, commit);
-    const final = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
+    const decided = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
+    const final = unreachable ? { ...decided, reason: `${unreachable}; no requests were run` } : decided;
     if (!reference)
       notes.push(
         'golden run: tokens after each first divergence are not cross-scored (no reference server to ask)',
