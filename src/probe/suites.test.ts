@@ -37,7 +37,7 @@ test('suites are seeded: same seed same order, another seed another order', () =
 
 test('window-crossing respects max_model_len, or says why it cannot', () => {
   const plan = windowCrossingPlan({ ...shape, maxModelLen: 600 });
-  assert.ok(plan.every((p) => p.length + p.maxTokens <= 600));
+  assert.ok(plan.every((p) => p.length + p.maxTokens + 1 <= 600), 'room for the scoring request');
   assert.throws(
     () => windowCrossingPlan({ ...shape, maxModelLen: 100 }),
     (e) => isUserError(e) && /max_model_len 100/.test(e.message),

@@ -80,14 +80,16 @@ export function windowCrossingPlan(s: SuiteShape): LengthPlan[] {
   const need = (len: number) =>
     len <= s.window ? Math.max(s.maxTokens, s.window - len + TOKENS_PAST_WINDOW) : s.maxTokens;
   if (s.maxModelLen !== undefined) {
-    if (lo + need(lo) > s.maxModelLen)
+    // scoring sends prompt + continuation and asks for one more token: leave room for it
+    const limit = s.maxModelLen - 1;
+    if (lo + need(lo) > limit)
       throw new UserError(
         `the server's max_model_len ${s.maxModelLen} is too short for window-crossing prompts of window ${s.window}`,
         {
           hint: 'use --suite short, a smaller --max-tokens, or check --window',
         },
       );
-    while (hi > lo && hi + need(hi) > s.maxModelLen) hi--;
+    while (hi > lo && hi + need(hi) > limit) hi--;
   }
   const plans = sweep(lo, hi, s.requests, s.pageSize).map((length, i) => ({
     id: `wc-${i}`,
