@@ -33,6 +33,8 @@ export interface FakeWorld {
   readonly launches: number;
   /** Servers started and not stopped yet (a leak if non-zero after a run). */
   readonly live: number;
+  /** Configurations launched (factor → level), in order, failed launches included. */
+  readonly launchLog: Record<string, string>[];
   /** Configurations probed, in order, with the round. */
   readonly probes: { levels: Record<string, string>; round: number; result: ProbeResult }[];
 }
@@ -54,6 +56,7 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
   let launches = 0;
   let next = 0;
   const probes: FakeWorld['probes'] = [];
+  const launchLog: Record<string, string>[] = [];
   const seed = options.seed ?? 1;
   const chance = (levels: Record<string, string>, round: number): number =>
     createRng(fnv1a(`${seed}|${JSON.stringify(levels)}|${round}`)).next();
@@ -62,6 +65,7 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
     slots: options.slots ?? 1,
     async launch(request: LaunchRequest, signal: AbortSignal): Promise<LaunchResult> {
       launches++;
+      launchLog.push(request.levels);
       if (signal.aborted) return { ok: false, outcome: 'launch-failed', detail: 'aborted before launch' };
       await Promise.resolve();
       if ((options.launchFailures ?? []).some((p) => contains(request.levels, p)))
@@ -109,5 +113,6 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
       return servers.size;
     },
     probes,
+    launchLog,
   };
 }

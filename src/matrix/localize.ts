@@ -28,8 +28,8 @@ export type Verdict = 'fail' | 'pass' | 'unknown';
 
 export interface LocalizeEnv {
   constraints: ConstraintSet;
-  /** One verdict per configuration; runs them in parallel where it can. */
-  test(configs: readonly Config[]): Promise<Verdict[]>;
+  /** One verdict per configuration; runs them in parallel where it can. `purpose` labels the cells. */
+  test(configs: readonly Config[], purpose: 'search' | 'verify'): Promise<Verdict[]>;
   /** Tests that can run at once. */
   parallel: number;
 }
@@ -42,6 +42,9 @@ export interface Assignment {
 export interface Relaxation {
   /** The factor moved back to the background level. */
   factor: number;
+  /** reference: a one-factor relaxation of the minimal configuration (a candidate remedy);
+   *  context: part of the search for reference levels that take part. */
+  against: 'reference' | 'context';
   config: number[];
   verdict: Verdict;
 }
@@ -128,11 +131,11 @@ type Search = { ok: true; kept: number[] } | { ok: false; reason: string };
 
 async function leaveOneOut(env: LocalizeEnv, failing: Config, background: Config, diff: number[]): Promise<Search | undefined> {
   const configs = diff.map((e) => keepOnly(env, failing, background, diff.filter((f) => f !== e)));
-  const verdicts = await env.test(configs);
+  const verdicts = await env.test(configs, 'search');
   if (verdicts.includes('unknown')) return undefined;
   const kept = diff.filter((_, i) => verdicts[i] === 'pass');
   if (kept.length === 0) return undefined; // several interactions overlap in F: no single factor clears it
-  const [v] = await env.test([keepOnly(env, failing, background, kept)]);
+  const [v] = await env.test([keepOnly(env, failing, background, kept)], 'search');
   return v === 'fail' ? { ok: true, kept } : undefined;
 }
 
@@ -142,7 +145,7 @@ async function binarySearch(env: LocalizeEnv, failing: Config, background: Confi
   // Invariant: keepOnly(fixed ∪ rest) fails.
   for (let guard = 0; guard <= diff.length; guard++) {
     if (fixed.length > 0) {
-      const [v] = await env.test([keepOnly(env, failing, background, fixed)]);
+      const [v] = await env.test([keepOnly(env, failing, background, fixed)], 'search');
       if (v === 'fail') return { ok: true, kept: [...fixed].sort((a, b) => a - b) };
       if (v === 'unknown') return { ok: false, reason: 'a configuration during the search gave no verdict (launch or probe problem)' };
     }
@@ -152,7 +155,10 @@ async function binarySearch(env: LocalizeEnv, failing: Config, background: Confi
     let hi = rest.length;
     while (hi - lo > 1) {
       const points = splitPoints(lo, hi, Math.max(1, env.parallel));
-      const verdicts = await env.test(points.map((m) => keepOnly(env, failing, background, [...fixed, ...rest.slice(0, m)])));
+      const verdicts = await env.test(
+        points.map((m) => keepOnly(env, failing, background, [...fixed, ...rest.slice(0, m)])),
+        'search',
+      );
       if (verdicts.includes('unknown'))
         return { ok: false, reason: 'a configuration during the search gave no verdict (launch or probe problem)' };
       const failAt = points.find((_, i) => verdicts[i] === 'fail');
@@ -185,8 +191,11 @@ async function minimize(env: LocalizeEnv, start: Config, background: Config): Pr
     const kept = found.kept;
     const minimal = keepOnly(env, failing, background, kept);
     const planned = kept.flatMap((factor) => relaxationsOf(env, minimal, factor, failing, background, kept));
-    const verdicts = await env.test(planned.map((r) => r.config));
-    const relaxations = planned.map((r, i) => ({ ...r, verdict: verdicts[i] }));
+    const verdicts = await env.test(
+      planned.map((r) => r.config),
+      'verify',
+    );
+    const relaxations = planned.map((r, i) => ({ ...r, against: 'reference' as const, verdict: verdicts[i] }));
     if (verdicts.includes('unknown'))
       return { ok: false, kept, minimal, relaxations, method, reason: 'a relaxation of the minimal configuration gave no verdict' };
     const stillFailing = relaxations.find((r) => r.verdict === 'fail');
@@ -211,7 +220,7 @@ export async function localizeFailure(env: LocalizeEnv, failing: Config, referen
   let context: Localization['context'];
   let baselineKept: number[] = [];
   if (moved && differing(moved, minimal).some((f) => !kept.includes(f))) {
-    const [v] = await env.test([moved]);
+    const [v] = await env.test([moved], 'verify');
     context = { config: moved, verdict: v };
     if (v === 'pass') {
       // Reference levels take part: which ones must stay for the failure to remain?
@@ -219,7 +228,7 @@ export async function localizeFailure(env: LocalizeEnv, failing: Config, referen
       if (!second.ok)
         return { ...empty, status: 'inconclusive', minimal, relaxations, context, reason: `context search: ${second.reason}` };
       baselineKept = second.kept;
-      relaxations.push(...second.relaxations);
+      relaxations.push(...second.relaxations.map((r) => ({ ...r, against: 'context' as const })));
     }
   }
   kept = [...new Set([...kept, ...baselineKept])].sort((a, b) => a - b);

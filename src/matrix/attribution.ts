@@ -1,0 +1,208 @@
+/**
+ * The result of a matrix run as plain data (the `--format json` output and what the text and
+ * HTML reports draw): the attribution matrix (levels per launch → verdict and corrupt rate),
+ * the minimal failing interactions with their verified remedies, the factors not involved,
+ * launch failures, and launches used against exhaustive and one-factor-at-a-time testing.
+ */
+import type { CellOutcome } from './executor.js';
+import type { Assignment } from './localize.js';
+import type { MatrixRun } from './run.js';
+import { configKey, type Config, type FactorSpace } from './space.js';
+
+export interface AttributionCell {
+  id: string;
+  phase: string;
+  levels: Record<string, string>;
+  outcome: CellOutcome;
+  corruptRate?: number;
+  probeRounds: number;
+  detail?: string;
+}
+
+export interface Remedy {
+  /** factor → new level: the one change (plus what the constraints move along with it). */
+  change: Record<string, string>;
+  cell: string;
+  outcome: CellOutcome;
+}
+
+export interface AttributedInteraction {
+  status: 'verified' | 'inconclusive';
+  /** The failing cell the search started from. */
+  source: string;
+  method: string;
+  interaction: Record<string, string>;
+  /** Levels the constraints force along with it (not part of the cause). */
+  forced: Record<string, string>;
+  /** The cell holding exactly the interaction on the reference background (it fails). */
+  minimalCell?: string;
+  /** Each single change that clears it, verified by a run that passed. */
+  remedies: Remedy[];
+  /** The interaction with every other factor off its reference level. */
+  context?: { cell: string; outcome: CellOutcome };
+  reason?: string;
+}
+
+export interface AttributionReport {
+  verdict: 'corruption-found' | 'clean' | 'inconclusive';
+  plan: { file: string; hash: string; strength: number; confirm: number };
+  factors: { name: string; levels: string[]; reference: string; description?: string }[];
+  cells: AttributionCell[];
+  interactions: AttributedInteraction[];
+  /** Factors in no verified interaction, with the levels corruption was seen under. */
+  notInvolved: { factor: string; corruptWith: string[] }[];
+  /** Failing cells explained by an interaction (cell id → interaction index). */
+  explained: Record<string, number>;
+  /** Failing cells not examined (localize.max_faults reached). */
+  unexamined: string[];
+  launchFailures: { levels: Record<string, string>; cells: string[] }[];
+  launches: {
+    used: number;
+    thisRun: number;
+    reusedFromJournal: number;
+    reference: number;
+    coveringRows: number;
+    /** Valid configurations: what exhaustive testing would launch. */
+    exhaustive: number;
+    /** Reference + every non-reference level once (cannot see interactions). */
+    oneFactorAtATime: number;
+  };
+  coverage: { strength: number; validTuples: number; uncoveredByVerdicts: number };
+}
+
+const named = (space: FactorSpace, assignments: Assignment[]): Record<string, string> =>
+  Object.fromEntries(assignments.map((a) => [space.names[a.factor], space.levels[a.factor][a.level]]));
+
+function changeBetween(space: FactorSpace, from: Config, to: Config): Record<string, string> {
+  const out: Record<string, string> = {};
+  to.forEach((v, f) => {
+    if (v !== from[f]) out[space.names[f]] = space.levels[f][v];
+  });
+  return out;
+}
+
+export function buildAttribution(run: MatrixRun): AttributionReport {
+  const { plan } = run;
+  const space = plan.space;
+  const byKey = new Map(run.cells.map((c) => [configKey(c.config), c]));
+  const cellOf = (config: Config | undefined) => (config ? byKey.get(configKey(config)) : undefined);
+
+  const interactions: AttributedInteraction[] = run.localizations.map(({ source, result }) => {
+    const minimal = cellOf(result.minimal);
+    const remedies: Remedy[] = result.relaxations
+      .filter((r) => r.against === 'reference' && result.minimal)
+      .flatMap((r) => {
+        const cell = cellOf(r.config);
+        return cell && cell.outcome === 'pass'
+          ? [{ change: changeBetween(space, result.minimal as Config, r.config), cell: cell.id, outcome: cell.outcome }]
+          : [];
+      });
+    const contextCell = cellOf(result.context?.config);
+    return {
+      status: result.status === 'found' ? 'verified' : 'inconclusive',
+      source,
+      method: result.method,
+      interaction: named(space, result.interaction),
+      forced: named(space, result.forced),
+      minimalCell: result.status === 'found' ? minimal?.id : undefined,
+      remedies,
+      context: contextCell ? { cell: contextCell.id, outcome: contextCell.outcome } : undefined,
+      reason: result.reason,
+    };
+  });
+
+  const verified = run.localizations.filter((l) => l.result.status === 'found');
+  const involved = new Set(verified.flatMap((l) => [...l.result.interaction, ...l.result.forced].map((a) => a.factor)));
+  const corrupt = run.cells.filter((c) => c.outcome === 'corrupt');
+  const notInvolved =
+    verified.length === 0
+      ? []
+      : space.names.flatMap((name, f) =>
+          involved.has(f) ? [] : [{ factor: name, corruptWith: [...new Set(corrupt.map((c) => space.levels[f][c.config[f]]))] }],
+        );
+
+  const launchFailures = launchFailurePatterns(space, plan.baseline, run.cells);
+  const oneFactorAtATime = 1 + space.levels.reduce((n, l) => n + l.length - 1, 0);
+  const anyInconclusive =
+    interactions.some((i) => i.status === 'inconclusive') ||
+    run.unexamined.length > 0 ||
+    run.conclusiveCoverage.holeCount > 0;
+  const verdict = verified.length > 0 ? 'corruption-found' : corrupt.length > 0 || anyInconclusive ? 'inconclusive' : 'clean';
+
+  return {
+    verdict,
+    plan: { file: plan.file, hash: plan.hash, strength: run.covering.strength, confirm: plan.confirm },
+    factors: space.names.map((name, f) => ({
+      name,
+      levels: [...space.levels[f]],
+      reference: space.levels[f][plan.baseline[f]],
+      ...(plan.descriptions[f] ? { description: plan.descriptions[f] } : {}),
+    })),
+    cells: run.cells.map((c) => ({
+      id: c.id,
+      phase: c.phase,
+      levels: c.levels,
+      outcome: c.outcome,
+      ...(c.corruptRate !== undefined ? { corruptRate: c.corruptRate } : {}),
+      probeRounds: c.probes.length,
+      ...(c.detail ? { detail: c.detail } : {}),
+    })),
+    interactions,
+    notInvolved,
+    explained: run.explained,
+    unexamined: run.unexamined,
+    launchFailures,
+    launches: {
+      used: run.launches.total,
+      thisRun: run.launches.thisRun,
+      reusedFromJournal: run.launches.reused,
+      reference: plan.reference.kind === 'launch' ? 1 : 0,
+      coveringRows: run.covering.rows.length,
+      exhaustive: run.validConfigurations,
+      oneFactorAtATime,
+    },
+    coverage: {
+      strength: run.covering.strength,
+      validTuples: run.conclusiveCoverage.validTuples,
+      uncoveredByVerdicts: run.conclusiveCoverage.holeCount,
+    },
+  };
+}
+
+/**
+ * What the failed launches have in common: non-reference levels, or pairs of them, whose every
+ * launch failed (or timed out) — the likely bad flag. Patterns are taken greedily, the one that
+ * accounts for the most failures first; a pair needs at least two launches behind it. Failures
+ * no pattern accounts for are listed one by one.
+ */
+function launchFailurePatterns(space: FactorSpace, reference: Config, cells: MatrixRun['cells']): AttributionReport['launchFailures'] {
+  const failed = new Set(cells.filter((c) => c.outcome === 'launch-failed' || c.outcome === 'timeout').map((c) => c.id));
+  if (failed.size === 0) return [];
+  const levels: [number, number][] = space.levels.flatMap((ls, f) => ls.flatMap((_, v) => (v === reference[f] ? [] : [[f, v] as [number, number]])));
+  const candidates: { pattern: [number, number][]; cells: string[] }[] = [];
+  const consider = (pattern: [number, number][], minCells: number): boolean => {
+    const holding = cells.filter((c) => pattern.every(([f, v]) => c.config[f] === v));
+    if (holding.length < minCells || !holding.every((c) => failed.has(c.id))) return false;
+    candidates.push({ pattern, cells: holding.map((c) => c.id) });
+    return true;
+  };
+  const single = new Set(levels.filter((l) => consider([l], 1)).map(([f, v]) => `${f}.${v}`));
+  for (let i = 0; i < levels.length; i++)
+    for (let j = i + 1; j < levels.length; j++) {
+      const [a, b] = [levels[i], levels[j]];
+      if (a[0] === b[0] || single.has(`${a[0]}.${a[1]}`) || single.has(`${b[0]}.${b[1]}`)) continue;
+      consider([a, b], 2);
+    }
+  const out: AttributionReport['launchFailures'] = [];
+  const accounted = new Set<string>();
+  while (true) {
+    const best = candidates
+      .map((c) => ({ c, fresh: c.cells.filter((id) => !accounted.has(id)).length }))
+      .sort((x, y) => y.fresh - x.fresh || x.c.pattern.length - y.c.pattern.length)[0];
+    if (!best || best.fresh === 0) break;
+    best.c.cells.forEach((id) => accounted.add(id));
+    out.push({ levels: Object.fromEntries(best.c.pattern.map(([f, v]) => [space.names[f], space.levels[f][v]])), cells: best.c.cells });
+  }
+  for (const c of cells) if (failed.has(c.id) && !accounted.has(c.id)) out.push({ levels: c.levels, cells: [c.id] });
+  return out;
+}
