@@ -1,0 +1,146 @@
+/**
+ * Continuous batching on top of the engine step API. Each `step()` runs ONE engine forward over every
+ * running sequence: new sequences prefill their whole prompt, running ones feed their last token
+ * (plain decode, one row) or their last token plus drafts (verification, 1 + k' rows). All rows go
+ * through the model's matmuls together; the engine splits the step into a decode slice (requests
+ * with the same q_len ≤ 1 + k) and a prefill slice, as vLLM's FlashInfer backend does — so a
+ * request's attention path can depend on what else is in the batch, exactly as in serving.
+ *
+ * Sequences join and leave between steps (finished, aborted); waiting requests are admitted in
+ * arrival order up to `maxNumSeqs`. The scheduler is synchronous: an async driver (the server)
+ * calls step() in a loop and yields to the event loop between steps.
+ */
+import type { Engine } from './engine.js';
+import { Sequence, type Finish, type SequenceRequest, type SequenceSink } from './sequence.js';
+import type { SpecConfig } from './spec/config.js';
+
+export interface SchedulerOptions {
+  spec: SpecConfig | null;
+  /** Most sequences in one step (vLLM's --max-num-seqs). */
+  maxNumSeqs: number;
+  maxModelLen: number;
+}
+
+/** Counters since start (the server's /metrics reads them). */
+export interface SchedulerCounters {
+  steps: number;
+  promptTokens: number;
+  generationTokens: number;
+  finished: Record<Finish['reason'], number>;
+  specDrafts: number;
+  specDraftTokens: number;
+  specAcceptedTokens: number;
+}
+
+export interface SequenceHandle {
+  readonly id: number;
+  /** Stops generation at the next step boundary; the sink gets finish reason "abort". */
+  abort(): void;
+}
+
+export class Scheduler {
+  private readonly waiting: Sequence[] = [];
+  private readonly running: Sequence[] = [];
+  private nextId = 1;
+  readonly counters: SchedulerCounters = {
+    steps: 0,
+    promptTokens: 0,
+    generationTokens: 0,
+    finished: { length: 0, stop: 0, abort: 0, error: 0 },
+    specDrafts: 0,
+    specDraftTokens: 0,
+    specAcceptedTokens: 0,
+  };
+
+  constructor(
+    readonly engine: Engine,
+    readonly options: SchedulerOptions,
+  ) {
+    const k = options.spec?.numSpeculativeTokens ?? 0;
+    if ((engine.options.numSpeculativeTokens ?? 0) !== k)
+      throw new RangeError(`the engine was built for ${engine.options.numSpeculativeTokens ?? 0} speculative tokens, the scheduler for ${k}`);
+  }
+
+  /** Queues a request; its results go to `sink`. Validation of lengths is the caller's job (the server answers 400). */
+  submit(request: SequenceRequest, sink: SequenceSink): SequenceHandle {
+    if (request.promptIds.length === 0) throw new RangeError('empty prompt');
+    if (request.maxTokens < 1) throw new RangeError('maxTokens must be ≥ 1');
+    const seq = new Sequence(this.nextId++, request, sink, this.engine.model, this.options.spec, this.options.maxModelLen);
+    this.waiting.push(seq);
+    return { id: seq.id, abort: () => void (seq.abortRequested = true) };
+  }
+
+  get numRunning(): number {
+    return this.running.length;
+  }
+
+  get numWaiting(): number {
+    return this.waiting.length;
+  }
+
+  get hasWork(): boolean {
+    return this.running.length > 0 || this.waiting.length > 0;
+  }
+
+  /** Aborts every waiting and running sequence (shutdown). */
+  abortAll(): void {
+    for (const s of [...this.waiting, ...this.running]) s.abortRequested = true;
+    this.reap();
+  }
+
+  /** One engine step over every running sequence. Returns false when there was nothing to do. */
+  step(): boolean {
+    this.reap();
+    while (this.waiting.length && this.running.length < this.options.maxNumSeqs) this.running.push(this.waiting.shift()!);
+    if (!this.running.length) return false;
+    const batch = this.running.map((s) => {
+      s.beginStep(this.engine.length(s.id));
+      return { seqId: s.id, tokens: s.nextStep(this.engine) };
+    });
+    let results;
+    try {
+      results = this.engine.forward(batch);
+    } catch (e) {
+      // the engine left every sequence as it was; these requests cannot continue
+      const message = e instanceof Error ? e.message : String(e);
+      for (const s of this.running) s.finished = { reason: 'error', error: message };
+      this.reap();
+      return true;
+    }
+    this.counters.steps++;
+    results.forEach((r, i) => {
+      const s = this.running[i];
+      const wasPrefill = !s.prefilled;
+      const before = s.output.length;
+      const spec = { ...s.spec };
+      const keep = s.finishStep(r.logits, r.hidden, r.rows);
+      if (this.engine.length(s.id) > keep) this.engine.rollback(s.id, keep);
+      if (wasPrefill) this.counters.promptTokens += r.rows;
+      this.counters.generationTokens += s.output.length - before;
+      this.counters.specDrafts += s.spec.drafts - spec.drafts;
+      this.counters.specDraftTokens += s.spec.draftTokens - spec.draftTokens;
+      this.counters.specAcceptedTokens += s.spec.acceptedTokens - spec.acceptedTokens;
+    });
+    this.reap();
+    return true;
+  }
+
+  /** Runs steps until every submitted sequence has finished (tests, benchmarks). */
+  runToCompletion(): void {
+    while (this.step());
+  }
+
+  /** Removes finished and aborted sequences: frees their cache, tells their sinks. */
+  private reap(): void {
+    for (const list of [this.waiting, this.running])
+      for (let i = list.length - 1; i >= 0; i--) {
+        const s = list[i];
+        if (s.abortRequested && !s.finished) s.finished = { reason: 'abort' };
+        if (!s.finished) continue;
+        list.splice(i, 1);
+        this.engine.release(s.id);
+        this.counters.finished[s.finished.reason]++;
+        s.sink.onFinish(s.finished);
+      }
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * One request's state inside the scheduler: its tokens, what the next engine step feeds it, how the
+ * step's logits become emitted tokens (plain decoding or draft verification), and when it stops.
+ *
+ * Cache invariant: every token except the last emitted one is in the KV cache; the next step feeds
+ * that last token (plus drafts, when speculating) as its first query row.
+ */
+import { createRng } from '../core/rng.js';
+import type { Model } from './model.js';
+import { createRowSampler } from './row-sampler.js';
+import { logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
+import type { SpecConfig } from './spec/config.js';
+import { proposeMtp, type MtpHead } from './spec/mtp.js';
+import { proposeNgram } from './spec/ngram.js';
+import { SuffixTrie } from './spec/suffix.js';
+import { keptLength, verifyDrafts, type RowSampler } from './spec/verify.js';
+
+export interface SequenceRequest {
+  promptIds: readonly number[];
+  /** ≥ 1 */
+  maxTokens: number;
+  minTokens?: number;
+  ignoreEos?: boolean;
+  stopTokenIds?: readonly number[];
+  sampling: SamplingParams;
+  seed: number;
+  /** Top alternatives per generated token (0: only the chosen token's log-probability). */
+  logprobs?: number;
+  /** Prompt log-probabilities with this many alternatives (−1: the whole vocabulary); null: none. */
+  promptLogprobs?: number | null;
+}
+
+export interface EmittedToken {
+  id: number;
+  /** log-probability under the raw logits */
+  logprob: number;
+  top: TokenLogprob[];
+}
+
+/** prompt_logprobs entry of one prompt position (null for the first): the prompt token and the top alternatives. */
+export type PromptLogprob = { id: number; logprob: number; rank: number; top: TokenLogprob[] } | null;
+
+export type FinishReason = 'length' | 'stop' | 'abort' | 'error';
+
+export interface Finish {
+  reason: FinishReason;
+  /** The stop token id that ended the sequence (null for EOS and length), or an error message. */
+  stopTokenId?: number | null;
+  error?: string;
+}
+
+/** Where a sequence's results go (the server route, a test, a benchmark). */
+export interface SequenceSink {
+  onPromptLogprobs?(entries: PromptLogprob[]): void;
+  onTokens(tokens: EmittedToken[]): void;
+  onFinish(finish: Finish): void;
+}
+
+export interface SpecStats {
+  /** Verify steps that carried at least one draft (vLLM's num_drafts). */
+  drafts: number;
+  draftTokens: number;
+  acceptedTokens: number;
+}
+
+/** Rank of `id` (1 = most likely) among logprobs, as vLLM counts it: 1 + how many are strictly more likely. */
+function rankOf(lp: Float64Array, id: number): number {
+  let r = 1;
+  for (let i = 0; i < lp.length; i++) if (lp[i] > lp[id]) r++;
+  return r;
+}
+
+export class Sequence {
+  readonly tokens: number[]; // prompt + output
+  readonly output: EmittedToken[] = [];
+  prefilled = false;
+  finished: Finish | null = null;
+  abortRequested = false;
+  /** Drafts fed in the step now running (empty for plain decode or prefill). */
+  private drafts: number[] = [];
+  private cacheBefore = 0;
+  private hidden: Float32Array | null = null;
+  private readonly trie: SuffixTrie | null;
+  private readonly sampler: RowSampler;
+  readonly spec: SpecStats = { drafts: 0, draftTokens: 0, acceptedTokens: 0 };
+
+  constructor(
+    readonly id: number,
+    readonly request: SequenceRequest,
+    readonly sink: SequenceSink,
+    private readonly model: Model,
+    private readonly specConfig: SpecConfig | null,
+    private readonly maxModelLen: number,
+  ) {
+    this.tokens = [...request.promptIds];
+    const c = model.config;
+    const stopIds = [...(request.ignoreEos ? [] : [c.eosTokenId]), ...(request.stopTokenIds ?? [])];
+    this.sampler = createRowSampler({ sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds });
+    this.trie = specConfig?.method === 'suffix' ? new SuffixTrie(specConfig.suffix.maxTreeDepth) : null;
+    this.trie?.extend(this.tokens);
+  }
+
+  /** The query tokens of the next step. */
+  nextStep(head: MtpHead): number[] {
+    if (!this.prefilled) {
+      this.drafts = [];
+      return [...this.request.promptIds];
+    }
+    const last = this.tokens[this.tokens.length - 1];
+    this.drafts = this.propose(head);
+    return [last, ...this.drafts];
+  }
+
+  private propose(head: MtpHead): number[] {
+    const s = this.specConfig;
+    if (!s) return [];
+    // room: the step writes 1 + k' tokens to the cache and may emit k' + 1; stay within max_model_len
+    const k = Math.min(s.numSpeculativeTokens, this.maxModelLen - this.tokens.length - 1);
+    if (k <= 0) return [];
+    if (s.method === 'ngram') return proposeNgram(this.tokens, s.promptLookupMin, s.promptLookupMax, k);
+    if (s.method === 'suffix') return this.trie!.propose(k, s.suffix);
+    return proposeMtp(head, this.hidden!, this.tokens[this.tokens.length - 1], k);
+  }
+
+  /** Called with the cache length before the step, so a verify step can roll back what it rejects. */
+  beginStep(cacheLength: number): void {
+    this.cacheBefore = cacheLength;
+  }
+
+  /**
+   * Consumes the step's logits [rows, V] and hidden states [rows, d]; returns the cache length to keep
+   * (rejected drafts are rolled back by the caller).
+   */
+  finishStep(logits: Float32Array, hidden: Float32Array, rows: number): number {
+    const { vocabSize: V, hiddenSize: d } = this.model.config;
+    const row = (t: number) => logits.subarray(t * V, (t + 1) * V);
+    if (!this.prefilled) {
+      this.prefilled = true;
+      if (this.request.promptLogprobs !== undefined && this.request.promptLogprobs !== null) this.sink.onPromptLogprobs?.(this.promptLogprobs(logits, rows));
+      const id = this.sampler.pick(row(rows - 1), 0);
+      this.hidden = hidden.slice((rows - 1) * d, rows * d);
+      this.emit([id], (t) => row(rows - 1 + t));
+      return this.cacheBefore + rows;
+    }
+    const verdict = verifyDrafts(row, this.drafts, this.sampler, this.output.length);
+    if (this.drafts.length > 0) {
+      this.spec.drafts++;
+      this.spec.draftTokens += this.drafts.length;
+      this.spec.acceptedTokens += verdict.accepted;
+    }
+    this.hidden = hidden.slice(verdict.accepted * d, (verdict.accepted + 1) * d);
+    this.emit(verdict.tokens, row);
+    return keptLength(this.cacheBefore, verdict.accepted);
+  }
+
+  /** Appends tokens one by one until a stop condition; reports them to the sink. */
+  private emit(ids: number[], rowOf: (t: number) => Float32Array): void {
+    const c = this.model.config;
+    const k = this.request.logprobs ?? 0;
+    const out: EmittedToken[] = [];
+    for (let t = 0; t < ids.length && !this.finished; t++) {
+      const id = ids[t];
+      const raw = rowOf(t);
+      out.push({ id, logprob: logSoftmax(raw)[id], top: k > 0 ? topLogprobs(raw, k) : [] });
+      this.tokens.push(id);
+      this.trie?.append(id);
+      this.output.push(out[out.length - 1]);
+      const n = this.output.length;
+      const minReached = n >= (this.request.minTokens ?? 0);
+      if (minReached && id === c.eosTokenId && !this.request.ignoreEos) this.finished = { reason: 'stop', stopTokenId: null };
+      else if (minReached && this.request.stopTokenIds?.includes(id)) this.finished = { reason: 'stop', stopTokenId: id };
+      else if (n >= this.request.maxTokens || this.tokens.length >= this.maxModelLen) this.finished = { reason: 'length' };
+    }
+    if (out.length) this.sink.onTokens(out);
+  }
+
+  private promptLogprobs(logits: Float32Array, rows: number): PromptLogprob[] {
+    const V = this.model.config.vocabSize;
+    const k = this.request.promptLogprobs === -1 ? V : (this.request.promptLogprobs ?? 0);
+    const entries: PromptLogprob[] = [null];
+    const prompt = this.request.promptIds;
+    for (let i = 1; i < rows; i++) {
+      const raw = logits.subarray((i - 1) * V, i * V);
+      const lp = logSoftmax(raw);
+      const id = prompt[i];
+      entries.push({ id, logprob: lp[id], rank: rankOf(lp, id), top: k > 0 ? topLogprobs(raw, k) : [] });
+    }
+    return entries;
+  }
+}
