@@ -72,7 +72,9 @@ try {
   console.log(`faultline reference recompute   ${tRef.toFixed(3)} s   ${(gflop / tRef).toFixed(2)} GFLOP/s`);
   console.log(`faultline verify (read+ref+cmp) ${tVerify.toFixed(3)} s   ${(gflop / tVerify).toFixed(2)} GFLOP/s`);
 
-  const py = spawnSync(PYTHON, [numpyScript, dir, String(REPEATS)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // one BLAS thread: faultline's verify runs on one core, so the anchor does too
+  const env = { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1' };
+  const py = spawnSync(PYTHON, [numpyScript, dir, String(REPEATS)], { encoding: 'utf8', maxBuffer: 1 << 24, env });
   let res: { seconds?: number; gflop?: number; maxAbsPerDump?: number[]; numpy?: string; error?: string } = {};
   try {
     res = JSON.parse(py.stdout.trim().split('\n').pop() ?? '');
@@ -85,7 +87,7 @@ try {
     process.exitCode = 1;
   } else {
     const agree = Math.max(...(res.maxAbsPerDump ?? []).map((e, i) => Math.abs(e - tsErr[i])));
-    console.log(`NumPy ${res.numpy} einsum reference ${res.seconds.toFixed(3)} s   ${(res.gflop! / res.seconds).toFixed(2)} GFLOP/s (same ${res.gflop!.toFixed(3)} GFLOP)`);
+    console.log(`NumPy ${res.numpy} einsum reference (1 thread) ${res.seconds.toFixed(3)} s   ${(res.gflop! / res.seconds).toFixed(2)} GFLOP/s (same ${res.gflop!.toFixed(3)} GFLOP)`);
     console.log(`ratio faultline reference / NumPy: ${(res.seconds / tRef).toFixed(2)}× (target ≥ 0.5×); verify / NumPy: ${(res.seconds / tVerify).toFixed(2)}×`);
     console.log(`cross-check: per-dump max |ref − output| agrees between faultline and NumPy within ${agree.toExponential(2)}`);
   }
