@@ -190,7 +190,7 @@ for (const p of pairs) {
   const cand = side(...p.candidate);
   const plans = p.suite === 'short' ? shortPlan(shape) : windowCrossingPlan(shape);
   const seq = new SequentialTest();
-  const running = new RunningMargin();
+  const running = new RunningMargin(undefined, W);
   const counts = { identical: 0, 'benign-drift': 0, corrupt: 0, failed: 0 };
   let exactFail = 0;
   let closeFail = 0;
@@ -211,7 +211,7 @@ for (const p of pairs) {
     const own = noiseSamples(r, c, agree < 0 ? r.tokens.length : agree);
     noise.push(...own);
     gapNoise.push(...gapNoiseSamples(r, c, agree < 0 ? r.tokens.length : agree));
-    const margin = running.next(r, c);
+    const margin = running.next(r, c, prompt.length);
     margins.push(margin.margin);
     const scores = agree >= 0 ? score(ref, prompt, c.tokens) : undefined;
     const j = judgeRequest({

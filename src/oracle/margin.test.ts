@@ -100,6 +100,36 @@ test('running margin: pooled over the run in prompt order', () => {
   assert.ok(Math.abs(cal.margin - 1.5 * 0.2) < 1e-9);
 });
 
+test('running margin with a window: noise past the window cannot widen the margin', () => {
+  const quiet = (n: number) =>
+    Array.from({ length: n }, () =>
+      step(1, [
+        [1, -0.1],
+        [2, -2],
+      ]),
+    );
+  const loud = (n: number) =>
+    Array.from({ length: n }, () =>
+      step(1, [
+        [1, -0.1],
+        [2, -6],
+      ]),
+    );
+  // prompt of 90 tokens, window 100: generated steps 0..10 sit at positions 90..100 (inside)
+  const ref = generation([...quiet(11), ...quiet(29)]);
+  const cand = generation([...quiet(11), ...loud(29)]);
+  const withWindow = new RunningMargin(undefined, 100);
+  const first = withWindow.next(ref, cand, 90);
+  assert.equal(first.scope, 'all-steps', '11 inside samples are not enough yet');
+  assert.equal(first.margin, DEFAULT_MARGIN_POLICY.cap);
+  const second = withWindow.next(ref, cand, 90);
+  assert.equal(second.scope, 'within-window');
+  assert.equal(second.margin, DEFAULT_MARGIN_POLICY.floor);
+  const without = new RunningMargin();
+  without.next(ref, cand, 90);
+  assert.equal(without.next(ref, cand, 90).margin, DEFAULT_MARGIN_POLICY.cap);
+});
+
 test('calibration: too few samples → the cap; otherwise clamp(safety·q99, floor, cap)', () => {
   assert.deepEqual(calibrateMargin([0.01, 0.02]), {
     margin: DEFAULT_MARGIN_POLICY.cap,

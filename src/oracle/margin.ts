@@ -50,6 +50,8 @@ export interface MarginCalibration {
   /** The observed gap noise (the chosen quantile), when calibrated. */
   noise?: number;
   source: 'observed' | 'uncalibrated';
+  /** Which agreeing steps were used (RunningMargin): only those within the window, or all. */
+  scope?: 'within-window' | 'all-steps';
 }
 
 /**
@@ -114,17 +116,37 @@ export function calibrateMargin(
 }
 
 /**
- * The margin across a run: each request is calibrated on its own agreeing steps plus those of
- * every request before it (in prompt order, so the result does not depend on concurrency).
+ * The margin across a run: each request is calibrated on the agreeing steps of every request so
+ * far, itself included, in prompt order (so the result does not depend on concurrency).
+ *
+ * With a window, steps produced with seq_len ≤ window are kept apart: there a window-dependent
+ * defect cannot act, so they measure the benign noise of the pair alone. Once there are enough
+ * of them the margin comes from them only; otherwise from all agreeing steps. This matters: on
+ * the engine, the canonical fault model against a reference that differs only by the fault leaves
+ * steps inside the window bit-identical but moves the gap by up to 5 nat at a few steps past it —
+ * calibrated on all steps, the margin hit the cap and the corruption passed as near-ties.
  */
 export class RunningMargin {
-  private readonly samples: number[] = [];
+  private readonly all: number[] = [];
+  private readonly withinWindow: number[] = [];
 
-  constructor(readonly policy: MarginPolicy = DEFAULT_MARGIN_POLICY) {}
+  constructor(
+    readonly policy: MarginPolicy = DEFAULT_MARGIN_POLICY,
+    readonly window?: number,
+  ) {}
 
-  next(reference: Generation, candidate: Generation): MarginCalibration {
+  next(reference: Generation, candidate: Generation, promptLength = 0): MarginCalibration {
     const agree = reference.tokens.findIndex((t, i) => t !== candidate.tokens[i]);
-    this.samples.push(...gapNoiseSamples(reference, candidate, agree < 0 ? reference.tokens.length : agree));
-    return calibrateMargin(this.samples, this.policy);
+    const agreeing = agree < 0 ? reference.tokens.length : agree;
+    const samples = gapNoiseSamples(reference, candidate, agreeing);
+    this.all.push(...samples);
+    if (this.window !== undefined) {
+      // generated step i sits at position promptLength + i, produced from that many tokens
+      const inside = Math.max(0, Math.min(agreeing, this.window - promptLength + 1));
+      this.withinWindow.push(...gapNoiseSamples(reference, candidate, inside));
+      if (this.withinWindow.length >= this.policy.minSamples)
+        return { ...calibrateMargin(this.withinWindow, this.policy), scope: 'within-window' };
+    }
+    return { ...calibrateMargin(this.all, this.policy), scope: 'all-steps' };
   }
 }

@@ -208,7 +208,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     const frame = { window: settings.window, pageSize: settings.pageSize };
     const sequential = new SequentialTest(config.sequential ?? DEFAULT_SEQUENTIAL);
     const marginPolicy = config.margin ?? DEFAULT_MARGIN_POLICY;
-    const margins = new RunningMargin(marginPolicy);
+    const margins = new RunningMargin(marginPolicy, settings.window);
     const records: RequestRecord[] = [];
     const goldenExchanges: ReturnType<typeof recordExchange>[] = [];
 
@@ -279,7 +279,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       else {
         const ref = f.reference!;
         const cand = f.candidate!;
-        const margin = margins.next(ref, cand);
+        const margin = margins.next(ref, cand, f.promptTokens.length);
         judgement = judgeRequest({
           reference: ref,
           candidate: cand,

@@ -22,6 +22,13 @@ test('window-crossing: lengths from window/2 to 8×window, every request ends pa
   assert.ok(plan.every((p) => p.maxTokens >= 64));
 });
 
+test('window-crossing: prompts shorter than the window come first (margin calibration)', () => {
+  const lengths = windowCrossingPlan(shape).map((p) => p.length);
+  const firstLong = lengths.findIndex((l) => l >= 128);
+  assert.ok(firstLong > 0);
+  assert.ok(lengths.slice(firstLong).every((l) => l >= 128));
+});
+
 test('window-crossing: the alignment sweep covers every residue mod the page size', () => {
   const residues = new Set(windowCrossingPlan(shape).map((p) => p.length % 16));
   assert.equal(residues.size, 16);
@@ -37,7 +44,10 @@ test('suites are seeded: same seed same order, another seed another order', () =
 
 test('window-crossing respects max_model_len, or says why it cannot', () => {
   const plan = windowCrossingPlan({ ...shape, maxModelLen: 600 });
-  assert.ok(plan.every((p) => p.length + p.maxTokens + 1 <= 600), 'room for the scoring request');
+  assert.ok(
+    plan.every((p) => p.length + p.maxTokens + 1 <= 600),
+    'room for the scoring request',
+  );
   assert.throws(
     () => windowCrossingPlan({ ...shape, maxModelLen: 100 }),
     (e) => isUserError(e) && /max_model_len 100/.test(e.message),

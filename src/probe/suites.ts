@@ -10,7 +10,8 @@
  *
  * Suites are plans of lengths (pure, tested exactly); prompts.ts turns them into token ids by
  * cutting held-out prose and tokenizing it on the server. The order is shuffled by the seed so a
- * sequential test that stops early has already seen a spread of lengths and alignments.
+ * sequential test that stops early has already seen a spread of lengths and alignments
+ * (window-crossing: prompts shorter than the window first, for the margin calibration).
  */
 import { UserError } from '../core/errors.js';
 import { createRng } from '../core/rng.js';
@@ -96,7 +97,11 @@ export function windowCrossingPlan(s: SuiteShape): LengthPlan[] {
     length,
     maxTokens: need(length),
   }));
-  return shuffle(plans, s.seed);
+  // prompts shorter than the window first: their first steps measure the pair's benign noise
+  // where a window-dependent defect cannot act (oracle/margin.ts RunningMargin)
+  const inside = plans.filter((p) => p.length < s.window);
+  const outside = plans.filter((p) => p.length >= s.window);
+  return [...shuffle(inside, s.seed), ...shuffle(outside, s.seed + 1)];
 }
 
 export function shortPlan(s: SuiteShape): LengthPlan[] {
