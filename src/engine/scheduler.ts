@@ -34,8 +34,11 @@ export interface SchedulerCounters {
 
 export interface SequenceHandle {
   readonly id: number;
-  /** Stops generation at the next step boundary; the sink gets finish reason "abort". */
-  abort(): void;
+  /**
+   * Stops generation at the next step boundary; the sink gets `finish` (default: reason "abort";
+   * the server passes reason "stop" when a stop string ended the text). No-op once finished.
+   */
+  abort(finish?: Finish): void;
 }
 
 export class Scheduler {
@@ -67,7 +70,13 @@ export class Scheduler {
     if (request.maxTokens < 1) throw new RangeError('maxTokens must be ≥ 1');
     const seq = new Sequence(this.nextId++, request, sink, this.engine.model, this.options.spec, this.options.maxModelLen);
     this.waiting.push(seq);
-    return { id: seq.id, abort: () => void (seq.abortRequested = true) };
+    return {
+      id: seq.id,
+      abort: (finish) => {
+        seq.abortRequested = true;
+        seq.abortFinish ??= finish ?? null;
+      },
+    };
   }
 
   get numRunning(): number {
@@ -85,6 +94,12 @@ export class Scheduler {
   /** Aborts every waiting and running sequence (shutdown). */
   abortAll(): void {
     for (const s of [...this.waiting, ...this.running]) s.abortRequested = true;
+    this.reap();
+  }
+
+  /** Ends every sequence with an error (an unexpected failure outside the engine step). */
+  failAll(message: string): void {
+    for (const s of [...this.waiting, ...this.running]) s.finished ??= { reason: 'error', error: message };
     this.reap();
   }
 
@@ -135,7 +150,7 @@ export class Scheduler {
     for (const list of [this.waiting, this.running])
       for (let i = list.length - 1; i >= 0; i--) {
         const s = list[i];
-        if (s.abortRequested && !s.finished) s.finished = { reason: 'abort' };
+        if (s.abortRequested && !s.finished) s.finished = s.abortFinish ?? { reason: 'abort' };
         if (!s.finished) continue;
         list.splice(i, 1);
         this.engine.release(s.id);

@@ -76,6 +76,8 @@ export class Sequence {
   prefilled = false;
   finished: Finish | null = null;
   abortRequested = false;
+  /** How an abort reports itself (null: reason "abort"). */
+  abortFinish: Finish | null = null;
   /** Drafts fed in the step now running (empty for plain decode or prefill). */
   private drafts: number[] = [];
   private cacheBefore = 0;

@@ -21,6 +21,7 @@ import { generate, type GenerateResult } from '../../engine/generate.js';
 import { loadModel } from '../../engine/load-model.js';
 import { createByteTokenizer, type Tokenizer } from '../../engine/tokenizer.js';
 import type { CliIO } from '../io.js';
+import { registerEngineServe } from './engine-serve.js';
 import type { RegisterCommand } from './index.js';
 
 /** `engine generate`'s own flags, added to the vLLM grammar. */
@@ -76,6 +77,7 @@ export const registerEngine: RegisterCommand = (program: Command, io: CliIO, exi
       runGenerate(flags, io);
       exit(0);
     });
+  registerEngineServe(engine, io, exit);
 };
 
 function defaultModelDir(io: CliIO): string | undefined {

@@ -1,0 +1,192 @@
+/**
+ * `faultline engine serve --model DIR [--host 127.0.0.1] [--port 8000] [vLLM engine flags …]`:
+ * the reference engine as an OpenAI-compatible HTTP server (src/server/). Flags go through the same
+ * vLLM argv emulation as `engine generate`; every flag is checked, and the model loaded, BEFORE the
+ * port is bound, so a bad flag exits 2 with a hint and never leaves a half-started server.
+ * SIGTERM / SIGINT: stop accepting, let in-flight requests finish for --shutdown-timeout seconds,
+ * abort the rest, exit 0.
+ */
+import type { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { UserError } from '../../core/errors.js';
+import { tokensFromArgv } from '../../deployment/argv-token.js';
+import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
+import type { FlagSpec } from '../../deployment/vllm-flags.js';
+import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
+import { loadModel } from '../../engine/load-model.js';
+import { resolveSpecConfig } from '../../engine/spec/config.js';
+import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
+import type { SamplingDefaults } from '../../server/context.js';
+import { listen } from '../../server/listen.js';
+import type { CliIO } from '../io.js';
+
+/** `engine serve`'s flags beyond the engine's: vLLM's frontend flags plus three of the engine's own. */
+const SERVE_FLAGS: readonly FlagSpec[] = [
+  { dest: 'batch_variant_numerics', kind: 'bool', help: 'reduction order depends on batch composition' },
+  { dest: 'max_request_body_bytes', kind: 'int' },
+  { dest: 'shutdown_timeout', kind: 'float' },
+];
+/** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
+const OWN = new Set([
+  ...SERVE_FLAGS.map((f) => f.dest),
+  'host',
+  'port',
+  'served_model_name',
+  'max_num_seqs',
+  'max_logprobs',
+  'speculative_config',
+  'return_tokens_as_token_ids',
+  'generation_config',
+  'enable_prefix_caching',
+]);
+
+const HELP = `
+Flags (parsed like vLLM's; JSON flags also take dotted keys):
+  --model DIR                      model directory; default models/tiny-swa
+  --host H --port P                bind address (default 127.0.0.1:8000; --port 0 picks a free port);
+                                   prints "listening on http://H:P" once ready
+  --served-model-name NAME         the model id clients send (default: the directory name)
+  --speculative-config JSON        method ngram | suffix | mtp, num_speculative_tokens,
+                                   prompt_lookup_min/max, suffix_decoding_* (vLLM's keys)
+  --max-num-seqs N                 sequences per engine step (default 16)
+  --max-model-len N --max-logprobs N (default 20) --return-tokens-as-token-ids
+  --generation-config auto|vllm    auto (default): sampling defaults from the model's generation_config.json
+  --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
+  --max-request-body-bytes N       larger bodies get 413 (default ${DEFAULT_LIMITS.maxBodyBytes})
+  --shutdown-timeout S             on SIGTERM, seconds in-flight requests may finish (default 10)
+  engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
+  --kv-cache-dtype, --block-size, --dtype, --seed
+  --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
+    .map((d) => `--${d.replace(/_/g, '-')}`)
+    .join(', ')} are accepted without effect.
+Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
+  POST /tokenize, POST /detokenize, GET /metrics.
+Exit status: 0 after a clean shutdown, 2 for a bad flag or model (before binding).
+`;
+
+export function registerEngineServe(engine: Command, io: CliIO, exit: (code: number) => void): void {
+  engine
+    .command('serve')
+    .description('serve the engine over an OpenAI-compatible HTTP API (vLLM field names)')
+    .argument('[flags...]', 'vLLM-style flags (see below)')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption('-h, --help')
+    .addHelpText('after', HELP)
+    .action(async (flags: string[]) => {
+      await runServe(flags, io);
+      exit(0);
+    });
+}
+
+function defaultModelDir(io: CliIO): string | undefined {
+  const candidates = [resolve(io.cwd, 'models/tiny-swa'), fileURLToPath(new URL('../../../models/tiny-swa', import.meta.url))];
+  return candidates.find((p) => existsSync(resolve(p, 'config.json')));
+}
+
+function parseFlags(flags: string[], io: CliIO) {
+  try {
+    return parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: io.cwd, extraFlags: [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS] });
+  } catch (e) {
+    if (e instanceof UserError && e.message.startsWith('unknown vLLM flag') && !e.hint?.startsWith('did you mean'))
+      throw new UserError(e.message, { code: e.code, at: e.at, hint: 'see `faultline engine serve --help` for the flags the server implements' });
+    throw e;
+  }
+}
+
+function positiveInt(args: Map<string, ArgValue>, dest: string, fallback: number, min = 1): number {
+  const v = args.get(dest);
+  if (!v) return fallback;
+  const n = Number(v.value);
+  if (!Number.isInteger(n) || n < min) throw new UserError(`--${dest.replace(/_/g, '-')} must be an integer ≥ ${min}`, { code: 'E_USAGE', at: v.at, hint: 'see `faultline engine serve --help`' });
+  return n;
+}
+
+/** vLLM's --generation-config auto: temperature / top_p / top_k from the model's generation_config.json. */
+function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<SamplingDefaults>; note?: string } {
+  const path = resolve(modelDir, 'generation_config.json');
+  if (mode === 'vllm' || !existsSync(path)) return { defaults: {} };
+  let g: Record<string, unknown>;
+  try {
+    g = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new UserError(`${path}: ${(e as Error).message}`, { code: 'E_MODEL', hint: 'fix the file or pass --generation-config vllm' });
+  }
+  const d: Partial<SamplingDefaults> = {};
+  if (typeof g.temperature === 'number') d.temperature = g.temperature;
+  if (typeof g.top_p === 'number') d.topP = g.top_p;
+  if (typeof g.top_k === 'number') d.topK = g.top_k;
+  return { defaults: d, note: Object.keys(d).length ? `sampling defaults from generation_config.json: ${JSON.stringify(d)}` : undefined };
+}
+
+async function runServe(flags: string[], io: CliIO): Promise<void> {
+  const { args, model: modelArg } = parseFlags(flags, io);
+  const modelDir = modelArg ? resolve(io.cwd, modelArg.value) : defaultModelDir(io);
+  if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
+  const model = loadModel(modelDir);
+  const settings = resolveEngineSettings(args, model.config, OWN);
+  const spec = resolveSpecConfig(args.get('speculative_config'), { numMtpLayers: model.config.numMtpLayers, hasMtpHead: model.weights.mtp !== null });
+  const host = String(args.get('host')?.value ?? '127.0.0.1');
+  const port = positiveInt(args, 'port', 8000, 0);
+  if (port > 65535) throw new UserError('--port must be ≤ 65535', { code: 'E_USAGE', at: args.get('port')?.at });
+  const names = args.get('served_model_name')?.value;
+  const modelId = Array.isArray(names) && names.length ? String(names[0]) : basename(modelDir);
+  const genMode = String(args.get('generation_config')?.value ?? 'auto');
+  const gen = samplingDefaults(modelDir, genMode === 'vllm' ? 'vllm' : 'auto');
+  const shutdownArg = args.get('shutdown_timeout');
+  const shutdownSeconds = shutdownArg ? Number(shutdownArg.value) : 10;
+  if (!Number.isFinite(shutdownSeconds) || shutdownSeconds < 0) throw new UserError('--shutdown-timeout must be a number of seconds ≥ 0', { code: 'E_USAGE', at: shutdownArg?.at });
+  const notes = [...settings.notes, ...(spec?.notes ?? [])];
+  if (args.has('enable_prefix_caching')) notes.push('--enable-prefix-caching accepted without effect: the engine recomputes every prompt');
+  if (gen.note) notes.push(gen.note);
+
+  const built = buildServer({
+    model,
+    modelId,
+    settings,
+    spec,
+    maxNumSeqs: positiveInt(args, 'max_num_seqs', 16),
+    batchVariantNumerics: args.get('batch_variant_numerics')?.value === true,
+    limits: {
+      maxBodyBytes: positiveInt(args, 'max_request_body_bytes', DEFAULT_LIMITS.maxBodyBytes),
+      maxLogprobs: positiveInt(args, 'max_logprobs', DEFAULT_LIMITS.maxLogprobs, -1),
+    },
+    defaults: gen.defaults,
+    returnTokensAsTokenIds: args.get('return_tokens_as_token_ids')?.value === true,
+  });
+
+  const a = settings.attention;
+  const backend = a.backend === 'FLASHINFER' ? `FLASHINFER (${a.bookkeeping} bookkeeping${a.disableQQuantization ? ', Q quantization disabled' : ''})` : 'REFERENCE';
+  io.err(`engine: ${modelDir} as "${modelId}" · emulate ${settings.emulation} · ${backend} · KV ${settings.kvDtype}, block ${settings.pageSize} · ${settings.precision} · max_model_len ${settings.maxModelLen}\n`);
+  if (spec) io.err(`speculative decoding: ${spec.method}, num_speculative_tokens ${spec.numSpeculativeTokens}\n`);
+  if (a.backend === 'FLASHINFER' && a.faultModel) io.err(`note: ${a.faultModel.summary}\n`);
+  for (const n of notes) io.err(`note: ${n}\n`);
+
+  const server = await listen(built.app, host, port);
+  io.out(`listening on ${server.url}\n`);
+
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      io.err(`${signal}: shutting down (in-flight requests get ${shutdownSeconds} s)\n`);
+      built.ctx.state = 'draining';
+      void (async () => {
+        const closed = server.close(shutdownSeconds * 1000 + 2000);
+        await built.runner.shutdown(shutdownSeconds * 1000);
+        await closed;
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
+        io.err('server stopped\n');
+        done();
+      })();
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+}

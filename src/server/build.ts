@@ -1,0 +1,68 @@
+/**
+ * Assembles a server from a loaded model and resolved settings: the engine (paged KV cache sized for
+ * max_num_seqs sequences of max_model_len), the scheduler, its async driver, and the hono app.
+ * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
+ */
+import { createBackend } from '../engine/emulate.js';
+import { Engine } from '../engine/engine.js';
+import type { EngineSettings } from '../engine/flags.js';
+import type { Model } from '../engine/model.js';
+import { Scheduler } from '../engine/scheduler.js';
+import type { SpecConfig } from '../engine/spec/config.js';
+import { createByteTokenizer } from '../engine/tokenizer.js';
+import type { Hono } from 'hono';
+import { createApp } from './app.js';
+import type { SamplingDefaults, ServerContext, ServerLimits } from './context.js';
+import { EngineRunner } from './engine-runner.js';
+import { newHttpCounters } from './metrics.js';
+
+export interface ServerConfig {
+  model: Model;
+  modelId: string;
+  settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'>;
+  spec: SpecConfig | null;
+  maxNumSeqs: number;
+  /** Reduction order depends on the batch (tiny, benign batch-dependent differences). */
+  batchVariantNumerics?: boolean;
+  limits?: Partial<ServerLimits>;
+  defaults?: Partial<SamplingDefaults>;
+  returnTokensAsTokenIds?: boolean;
+}
+
+export interface BuiltServer {
+  app: Hono;
+  ctx: ServerContext;
+  runner: EngineRunner;
+  engine: Engine;
+}
+
+export const DEFAULT_LIMITS: ServerLimits = { maxBodyBytes: 1 << 20, maxLogprobs: 20, maxPrompts: 64 };
+
+export function buildServer(cfg: ServerConfig): BuiltServer {
+  const s = cfg.settings;
+  const engine = new Engine(cfg.model, {
+    precision: s.precision,
+    kvDtype: s.kvDtype,
+    pageSize: s.pageSize,
+    cacheKind: 'paged',
+    numBlocks: cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,
+    backend: createBackend(s.attention),
+    numSpeculativeTokens: cfg.spec?.numSpeculativeTokens ?? 0,
+  });
+  const scheduler = new Scheduler(engine, { spec: cfg.spec, maxNumSeqs: cfg.maxNumSeqs, maxModelLen: s.maxModelLen });
+  const runner = new EngineRunner(scheduler);
+  const c = cfg.model.config;
+  const ctx: ServerContext = {
+    modelId: cfg.modelId,
+    maxModelLen: s.maxModelLen,
+    tokenizer: createByteTokenizer(c.bosTokenId, c.eosTokenId),
+    runner,
+    state: 'ready',
+    limits: { ...DEFAULT_LIMITS, ...cfg.limits },
+    defaults: { temperature: 1, topP: 1, topK: 0, ...cfg.defaults },
+    returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
+    startedAt: Math.floor(Date.now() / 1000),
+    http: newHttpCounters(),
+  };
+  return { app: createApp(ctx), ctx, runner, engine };
+}

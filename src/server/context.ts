@@ -1,0 +1,37 @@
+/** What the HTTP handlers share: the model's facts, the engine driver, limits, metrics, lifecycle. */
+import type { Tokenizer } from '../engine/tokenizer.js';
+import type { EngineRunner } from './engine-runner.js';
+import type { HttpCounters } from './metrics.js';
+
+export interface ServerLimits {
+  /** Request bodies larger than this get 413. */
+  maxBodyBytes: number;
+  /** vLLM's --max-logprobs (default 20): the most alternatives logprobs / top_logprobs / prompt_logprobs may ask for. */
+  maxLogprobs: number;
+  /** Most prompts in one /v1/completions batch. */
+  maxPrompts: number;
+}
+
+/** Sampling defaults when a request leaves a field unset (vLLM: generation_config.json, then OpenAI's). */
+export interface SamplingDefaults {
+  temperature: number;
+  topP: number;
+  topK: number;
+}
+
+export interface ServerContext {
+  /** The served model name (--served-model-name, else the --model argument). */
+  modelId: string;
+  maxModelLen: number;
+  tokenizer: Tokenizer;
+  /** null while loading: every endpoint but /health and /metrics answers 503. */
+  runner: EngineRunner | null;
+  state: 'loading' | 'ready' | 'draining';
+  limits: ServerLimits;
+  defaults: SamplingDefaults;
+  /** --return-tokens-as-token-ids: token strings as "token_id:N" for every request. */
+  returnTokensAsTokenIds: boolean;
+  /** Unix seconds, for /v1/models `created`. */
+  startedAt: number;
+  http: HttpCounters;
+}

@@ -1,0 +1,88 @@
+/**
+ * POST /v1/chat/completions (vLLM's ChatCompletionRequest / ChatCompletionResponse): messages go
+ * through the built-in chat template (chat-template.ts); max_completion_tokens (or the deprecated
+ * max_tokens) defaults to the room left in max_model_len; logprobs + top_logprobs; echo prepends the
+ * last message's content when it is an assistant message being continued; streaming as
+ * "chat.completion.chunk" deltas (role first, then content, then finish_reason).
+ */
+import type { Hono } from 'hono';
+import { renderChat, messageText, type ChatMessage } from '../chat-template.js';
+import type { ServerContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
+import { newRequestId, readJson, unixNow } from '../http-body.js';
+import { chatLogprobs, promptLogprobsJson, TokenNames } from '../logprobs-format.js';
+import { chatSchema, parseBody, type ChatBody } from '../request-fields.js';
+import { sseResponse } from '../sse.js';
+
+/** The chat prompt's token ids: BOS + the template's text (add_special_tokens defaults to false, as in vLLM: the template adds BOS). */
+export function chatPromptIds(ctx: ServerContext, body: Pick<ChatBody, 'messages' | 'add_generation_prompt' | 'continue_final_message' | 'add_special_tokens'>): number[] {
+  const continueFinal = body.continue_final_message ?? false;
+  const text = renderChat(body.messages as ChatMessage[], { addGenerationPrompt: body.add_generation_prompt ?? !continueFinal, continueFinalMessage: continueFinal });
+  return [ctx.tokenizer.bosId, ...ctx.tokenizer.encode(text, { addBos: body.add_special_tokens ?? false })];
+}
+
+export function registerChatCompletions(app: Hono, ctx: ServerContext): void {
+  app.post('/v1/chat/completions', async (c) => {
+    const body = parseBody(chatSchema, await readJson(c));
+    const ids = chatPromptIds(ctx, body);
+    const topLogprobs = body.top_logprobs ?? 0;
+    if (body.top_logprobs !== null && body.top_logprobs !== undefined && !body.logprobs) throw badRequest('top_logprobs requires logprobs to be true', 'top_logprobs');
+    if (body.prompt_logprobs !== undefined && body.prompt_logprobs !== null && body.stream) throw badRequest('prompt_logprobs is not available when stream is enabled', 'prompt_logprobs');
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? Math.max(1, ctx.maxModelLen - ids.length);
+    const plan = planGeneration(ctx, ids, body, { maxTokens, logprobs: body.logprobs ? topLogprobs : null, scoreOnly: false, promptLogprobs: body.prompt_logprobs ?? null });
+    ensureReady(ctx);
+    const names = new TokenNames(ctx.tokenizer, body.return_tokens_as_token_ids ?? ctx.returnTokensAsTokenIds);
+    const last = body.messages[body.messages.length - 1] as ChatMessage | undefined;
+    const echoText = body.echo && last && last.role === 'assistant' ? messageText(last, body.messages.length - 1) : '';
+    const head = { id: newRequestId('chatcmpl'), created: unixNow(), model: ctx.modelId };
+    const signal = c.req.raw.signal;
+    if (body.stream) return sseResponse(streamChunks(ctx, plan, { head, names, logprobs: body.logprobs ?? false, topLogprobs, echoText, includeUsage: body.stream_options?.include_usage ?? false }, signal));
+
+    const r = await collectGeneration(ctx, plan, signal);
+    return c.json({
+      ...head,
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: echoText + r.text, reasoning_content: null, tool_calls: [] },
+          logprobs: body.logprobs ? { content: chatLogprobs(names, r.tokens, topLogprobs) } : null,
+          finish_reason: r.finish.reason,
+          stop_reason: r.finish.stopReason,
+          ...(body.return_token_ids ? { token_ids: r.tokens.map((t) => t.id) } : {}),
+        },
+      ],
+      usage: { prompt_tokens: ids.length, total_tokens: ids.length + r.tokens.length, completion_tokens: r.tokens.length, prompt_tokens_details: null },
+      prompt_logprobs: r.promptLogprobs ? promptLogprobsJson(names, r.promptLogprobs) : null,
+      ...(body.return_token_ids ? { prompt_token_ids: ids } : {}),
+    });
+  });
+}
+
+interface ChatStreamOptions {
+  head: Record<string, unknown>;
+  names: TokenNames;
+  logprobs: boolean;
+  topLogprobs: number;
+  echoText: string;
+  includeUsage: boolean;
+}
+
+async function* streamChunks(ctx: ServerContext, plan: GenerationPlan, o: ChatStreamOptions, signal: AbortSignal): AsyncGenerator<object> {
+  const chunk = (delta: Record<string, unknown>, logprobs: unknown, finish?: { reason: string; stopReason: string | number | null }) => ({
+    ...o.head,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, logprobs, finish_reason: finish?.reason ?? null, ...(finish ? { stop_reason: finish.stopReason } : {}) }],
+  });
+  yield chunk({ role: 'assistant', content: '' }, null);
+  if (o.echoText) yield chunk({ content: o.echoText }, null);
+  let completion = 0;
+  for await (const d of runGeneration(ctx, plan, signal)) {
+    completion += d.tokens.length;
+    if (!d.text && !d.tokens.length && !d.finish) continue;
+    const lp = o.logprobs && d.tokens.length ? { content: chatLogprobs(o.names, d.tokens, o.topLogprobs) } : null;
+    yield chunk(d.text || d.tokens.length ? { content: d.text } : {}, lp, d.finish);
+  }
+  if (o.includeUsage) yield { ...o.head, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: plan.promptIds.length, total_tokens: plan.promptIds.length + completion, completion_tokens: completion } };
+}
