@@ -11,113 +11,23 @@
  * errors, it never counts as clean, and the run is INCONCLUSIVE when too many failed.
  */
 import { UserError } from '../core/errors.js';
-import { DEFAULT_PLAUSIBILITY, type PlausibilityThresholds } from '../oracle/crossscore.js';
-import { DEFAULT_MARGIN_POLICY, RunningMargin, type MarginPolicy } from '../oracle/margin.js';
-import { summarizePositions, type PositionSummary } from '../oracle/positions.js';
-import { DEFAULT_REPETITION, type RepetitionOptions } from '../oracle/repetition.js';
-import {
-  DEFAULT_SEQUENTIAL,
-  SequentialTest,
-  tokenRate,
-  type EndpointVerdict,
-  type SequentialPolicy,
-  type SequentialState,
-} from '../oracle/stats.js';
+import { DEFAULT_PLAUSIBILITY } from '../oracle/crossscore.js';
+import { DEFAULT_MARGIN_POLICY, RunningMargin } from '../oracle/margin.js';
+import { summarizePositions } from '../oracle/positions.js';
+import { DEFAULT_REPETITION } from '../oracle/repetition.js';
+import { DEFAULT_SEQUENTIAL, SequentialTest, tokenRate, type EndpointVerdict } from '../oracle/stats.js';
 import type { Generation, ScoredToken } from '../oracle/types.js';
 import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/verdict.js';
-import { ProbeClient, RetryBudget, type Attempt, type CallResult, type ClientOptions } from './client.js';
-import { buildExamples, type CorruptExample } from './examples.js';
+import { ProbeClient, RetryBudget, type Attempt, type CallResult } from './client.js';
+import { buildExamples } from './examples.js';
 import { runOrdered } from './pool.js';
 import { planPrompts, promptTokensFor, type PromptSpec } from './plan.js';
-import { generationOf, recordExchange, RECORDING_FORMAT, type Recording } from './recording.js';
+import { generationOf, recordExchange, RECORDING_FORMAT } from './recording.js';
 import { ServerApi } from './server-api.js';
-import type { FilePrompt, SuiteName } from './suites.js';
+import type { SuiteName } from './suites.js';
+import type { Endpoint, ProbeConfig, ProbeReport, RequestRecord } from './types.js';
 
-export interface Endpoint {
-  url: string;
-  apiKey?: string;
-}
-
-export interface ProbeConfig {
-  target: Endpoint;
-  reference?: Endpoint;
-  golden?: { path: string; recording: Recording };
-  suite: SuiteName;
-  /** Prompts of the `file` suite. */
-  filePrompts?: FilePrompt[];
-  /** Held-out text the window-crossing and short suites cut prompts from. */
-  corpus: string;
-  window?: number;
-  pageSize: number;
-  requests: number;
-  maxTokens: number;
-  concurrency: number;
-  seed: number;
-  /** Top-k logprobs asked for (generation and scoring). */
-  logprobs: number;
-  earlyStop?: boolean;
-  retryBudget?: number;
-  client?: Partial<
-    Pick<ClientOptions, 'timeouts' | 'maxRetries' | 'backoffBaseMs' | 'backoffMaxMs' | 'sleep'>
-  >;
-  margin?: MarginPolicy;
-  thresholds?: PlausibilityThresholds;
-  sequential?: SequentialPolicy;
-  repetition?: RepetitionOptions;
-  onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
-}
-
-export interface RequestRecord {
-  id: string;
-  index: number;
-  promptTokens: number[];
-  maxTokens: number;
-  reference?: Generation;
-  candidate?: Generation;
-  scores?: ScoredToken[];
-  judgement: RequestJudgement;
-}
-
-export interface ProbeReport {
-  verdict: EndpointVerdict;
-  reason: string;
-  mode: 'reference' | 'golden';
-  target: { url: string; model?: string };
-  reference: { url?: string; golden?: string; model?: string };
-  settings: {
-    suite: SuiteName;
-    window?: number;
-    pageSize: number;
-    requests: number;
-    maxTokens: number;
-    concurrency: number;
-    seed: number;
-    logprobs: number;
-    margin: MarginPolicy;
-    thresholds: PlausibilityThresholds;
-    sequential: SequentialPolicy;
-    repetition: RepetitionOptions;
-  };
-  counts: {
-    planned: number;
-    judged: number;
-    identical: number;
-    benignDrift: number;
-    corrupt: number;
-    failed: number;
-    notRun: number;
-  };
-  sequential: SequentialState;
-  tokens: { judged: number; corrupt: number; rate: number; upper: number };
-  corruptPositions: PositionSummary;
-  /** Distinct failure messages (every failed attempt, retried or not) with how often each occurred. */
-  errors: { message: string; count: number }[];
-  notes: string[];
-  examples: CorruptExample[];
-  requests: RequestRecord[];
-  /** The reference's generations in golden format (for --save-golden). */
-  golden?: Recording;
-}
+export type { Endpoint, ProbeConfig, ProbeReport, RequestRecord } from './types.js';
 
 interface Fetched {
   spec: PromptSpec;

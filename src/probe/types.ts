@@ -1,0 +1,101 @@
+/**
+ * What a probe is asked to do (ProbeConfig) and what it reports (ProbeReport): the contract between
+ * run.ts, the CLI, the formatters and whoever reads `--out` JSON (bench/oracle.ts, the matrix).
+ */
+import type { PlausibilityThresholds } from '../oracle/crossscore.js';
+import type { MarginPolicy } from '../oracle/margin.js';
+import type { PositionSummary } from '../oracle/positions.js';
+import type { RepetitionOptions } from '../oracle/repetition.js';
+import type { EndpointVerdict, SequentialPolicy, SequentialState } from '../oracle/stats.js';
+import type { Generation, ScoredToken } from '../oracle/types.js';
+import type { RequestJudgement } from '../oracle/verdict.js';
+import type { ClientOptions } from './client.js';
+import type { CorruptExample } from './examples.js';
+import type { Recording } from './recording.js';
+import type { FilePrompt, SuiteName } from './suites.js';
+
+export interface Endpoint {
+  url: string;
+  apiKey?: string;
+}
+
+export interface ProbeConfig {
+  target: Endpoint;
+  reference?: Endpoint;
+  golden?: { path: string; recording: Recording };
+  suite: SuiteName;
+  /** Prompts of the `file` suite. */
+  filePrompts?: FilePrompt[];
+  /** Held-out text the window-crossing and short suites cut prompts from. */
+  corpus: string;
+  window?: number;
+  pageSize: number;
+  requests: number;
+  maxTokens: number;
+  concurrency: number;
+  seed: number;
+  /** Top-k logprobs asked for (generation and scoring). */
+  logprobs: number;
+  earlyStop?: boolean;
+  retryBudget?: number;
+  client?: Partial<
+    Pick<ClientOptions, 'timeouts' | 'maxRetries' | 'backoffBaseMs' | 'backoffMaxMs' | 'sleep'>
+  >;
+  margin?: MarginPolicy;
+  thresholds?: PlausibilityThresholds;
+  sequential?: SequentialPolicy;
+  repetition?: RepetitionOptions;
+  onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
+}
+
+export interface RequestRecord {
+  id: string;
+  index: number;
+  promptTokens: number[];
+  maxTokens: number;
+  reference?: Generation;
+  candidate?: Generation;
+  scores?: ScoredToken[];
+  judgement: RequestJudgement;
+}
+
+export interface ProbeReport {
+  verdict: EndpointVerdict;
+  reason: string;
+  mode: 'reference' | 'golden';
+  target: { url: string; model?: string };
+  reference: { url?: string; golden?: string; model?: string };
+  settings: {
+    suite: SuiteName;
+    window?: number;
+    pageSize: number;
+    requests: number;
+    maxTokens: number;
+    concurrency: number;
+    seed: number;
+    logprobs: number;
+    margin: MarginPolicy;
+    thresholds: PlausibilityThresholds;
+    sequential: SequentialPolicy;
+    repetition: RepetitionOptions;
+  };
+  counts: {
+    planned: number;
+    judged: number;
+    identical: number;
+    benignDrift: number;
+    corrupt: number;
+    failed: number;
+    notRun: number;
+  };
+  sequential: SequentialState;
+  tokens: { judged: number; corrupt: number; rate: number; upper: number };
+  corruptPositions: PositionSummary;
+  /** Distinct failure messages (every failed attempt, retried or not) with how often each occurred. */
+  errors: { message: string; count: number }[];
+  notes: string[];
+  examples: CorruptExample[];
+  requests: RequestRecord[];
+  /** The reference's generations in golden format (for --save-golden). */
+  golden?: Recording;
+}
