@@ -20,7 +20,8 @@ import { ContiguousKvCache } from './kv-cache/contiguous.js';
 import { PagedKvCache } from './kv-cache/paged.js';
 import { buildRopeTables, forward, mtpStep, RunState, type Model, type Precision } from './model.js';
 import { accelerate } from './wasm/accelerate.js';
-import type { RopeTable } from './ops.js';
+import { batchVariantMatmul, jsPartialMatmul } from './batch-variant.js';
+import { matmul as jsMatmul, type RopeTable } from './ops.js';
 
 export interface EngineOptions {
   precision: Precision;
@@ -41,6 +42,11 @@ export interface EngineOptions {
    * or 'js' (float64 accumulation; the exact mode uses it). Both are batch-invariant.
    */
   kernels?: 'js' | 'wasm-simd';
+  /**
+   * Make the matmuls' reduction order depend on the number of rows in the step (batch-variant.ts):
+   * the tiny, batch-dependent differences real servers show. Default false: batch-invariant.
+   */
+  batchVariantNumerics?: boolean;
 }
 
 export interface StepRequest {
@@ -97,7 +103,7 @@ export class Engine {
     const fast = (options.kernels ?? 'wasm-simd') === 'wasm-simd' ? accelerate(model) : null;
     this.compute = fast?.model ?? model;
     this.kernels = fast ? 'wasm-simd' : 'js';
-    this.state = new RunState(c, fast?.matmul);
+    this.state = new RunState(c, options.batchVariantNumerics ? batchVariantMatmul(fast?.matmul ?? jsMatmul, fast?.partialMatmul ?? jsPartialMatmul) : fast?.matmul);
     this.rope = buildRopeTables(c, options.precision);
     const k = options.numSpeculativeTokens ?? 0;
     this.decodeThreshold = options.backend.supportsSpecAsDecode ? 1 + k : 1;

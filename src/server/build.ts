@@ -48,6 +48,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     numBlocks: cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,
     backend: createBackend(s.attention),
     numSpeculativeTokens: cfg.spec?.numSpeculativeTokens ?? 0,
+    batchVariantNumerics: cfg.batchVariantNumerics ?? false,
   });
   const scheduler = new Scheduler(engine, { spec: cfg.spec, maxNumSeqs: cfg.maxNumSeqs, maxModelLen: s.maxModelLen });
   const runner = new EngineRunner(scheduler);
