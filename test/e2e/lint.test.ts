@@ -319,6 +319,25 @@ test('FL002 reads the checkpoint’s scales: tiny-swa-qscale (q_scale ≠ 1) fir
   );
 });
 
+test('lint reads the trained model: models/tiny-swa has 5 sliding layers of 6, window 128, FP8 KV declared by the checkpoint', async () => {
+  const r = await lint([
+    '--gpu',
+    'B200',
+    '--format',
+    'json',
+    '--',
+    'vllm',
+    'serve',
+    join(repoRoot, 'models/tiny-swa'),
+  ]);
+  const facts = (r.json?.deployments[0] as { modelFacts?: Record<string, unknown> } | undefined)?.modelFacts;
+  assert.ok(facts, r.err);
+  assert.deepEqual(facts.layers, { total: 6, sliding: 5, full: 1, chunked: 0, linear: 0 });
+  assert.equal(facts.window, 128);
+  assert.equal(facts.kvDtypeFromCheckpoint, 'fp8_e4m3');
+  assert.deepEqual(facts.scales, { q: false, k: true, v: true });
+});
+
 test('--explain FL001 prints the committed docs page', async () => {
   const r = await lint(['--explain', 'FL001']);
   assert.equal(r.code, 0);
