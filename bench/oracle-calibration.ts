@@ -9,8 +9,8 @@
  *
  *   node --import tsx bench/oracle-calibration.ts [--requests 16] [--max-tokens 64] [--seed 0] [--only TEXT]
  *
- * No speculative decoding yet, so the canonical kernel-defect case (it needs q_len_per_req > 4)
- * is not among the pairs; the scale-bookkeeping defect is.
+ * The canonical pairs run speculative decoding (MTP head, k = 7) through the engine's scheduler,
+ * so verification takes the spec-as-decode path where the fault model acts.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,10 +27,13 @@ import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
 import { createByteTokenizer } from '../src/engine/tokenizer.js';
 import { checkLogprobsClose, exactMatch } from '../src/oracle/baselines.js';
 import { gapNoiseSamples, noiseSamples, quantile, RunningMargin } from '../src/oracle/margin.js';
+import { summarizePositions, type PositionFacts } from '../src/oracle/positions.js';
 import { SequentialTest } from '../src/oracle/stats.js';
 import type { Generation, ScoredToken } from '../src/oracle/types.js';
 import { judgeRequest } from '../src/oracle/verdict.js';
 import { shortPlan, windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
+import { specConfig } from '../src/engine/spec/config.js';
+import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
 
 const argOf = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,9 +53,11 @@ const modelOf = (dir: string) => models.get(dir) ?? models.set(dir, loadModel(ro
 interface Side {
   engine: Engine;
   model: Model;
+  /** MTP speculative tokens per step (0: plain decoding). */
+  k: number;
 }
 
-function side(dir: string, flags: string[]): Side {
+function side(dir: string, flags: string[], k = 0): Side {
   const model = modelOf(dir);
   const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), {
     baseDir: process.cwd(),
@@ -66,19 +71,23 @@ function side(dir: string, flags: string[]): Side {
     cacheKind: 'paged',
     numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
     backend: createBackend(s.attention),
+    numSpeculativeTokens: k,
   });
-  return { engine, model };
+  return { engine, model, k };
 }
 
 function generation(s: Side, prompt: number[], maxTokens: number): Generation {
-  const r = generate(s.engine, prompt, {
-    maxTokens,
-    sampling: GREEDY,
-    seed: SEED,
-    logprobs: LOGPROBS,
-    stopAtEos: false,
-  });
-  const steps = r.tokens.map((t) => ({
+  const emitted = s.k
+    ? speculativeGenerate(s.engine, prompt, { spec: specConfig('mtp', s.k), maxTokens, logprobs: LOGPROBS })
+        .tokens
+    : generate(s.engine, prompt, {
+        maxTokens,
+        sampling: GREEDY,
+        seed: SEED,
+        logprobs: LOGPROBS,
+        stopAtEos: false,
+      }).tokens;
+  const steps = emitted.map((t) => ({
     token: t.id,
     logprob: t.logprob,
     top: t.top.map((x) => ({ token: x.id, logprob: x.logprob })),
@@ -118,7 +127,8 @@ interface PairSpec {
   name: string;
   expect: 'clean' | 'corrupt';
   reference: [string, string[]];
-  candidate: [string, string[]];
+  /** model, flags, MTP speculative tokens */
+  candidate: [string, string[], number?];
   suite: 'window-crossing' | 'short';
 }
 
@@ -126,6 +136,22 @@ const REF = ['--kv-cache-dtype', 'bfloat16'];
 const SCALE_DEFECT = [
   '--emulate',
   'sm100-affected',
+  '--kv-cache-dtype',
+  'fp8_e4m3',
+  '--attention-config',
+  '{"disable_flashinfer_q_quantization": true}',
+];
+const CANONICAL = [
+  '--emulate',
+  'sm100-affected',
+  '--kv-cache-dtype',
+  'fp8_e4m3',
+  '--attention-config',
+  '{"disable_flashinfer_q_quantization": true}',
+];
+const FIXED_BF16Q = [
+  '--emulate',
+  'sm100-fixed',
   '--kv-cache-dtype',
   'fp8_e4m3',
   '--attention-config',
@@ -167,6 +193,27 @@ const pairs: PairSpec[] = [
     candidate: ['models/tiny-swa', SCALE_DEFECT],
     suite: 'window-crossing',
   },
+  {
+    name: 'canonical (mtp k=7) vs BF16-KV reference',
+    expect: 'corrupt',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', CANONICAL, 7],
+    suite: 'window-crossing',
+  },
+  {
+    name: 'canonical (mtp k=7) vs BF16-KV reference, short suite',
+    expect: 'clean',
+    reference: ['models/tiny-swa', REF],
+    candidate: ['models/tiny-swa', CANONICAL, 7],
+    suite: 'short',
+  },
+  {
+    name: 'canonical (mtp k=7) vs the same without the fault (sm100-fixed, FP8 KV, BF16 Q)',
+    expect: 'corrupt',
+    reference: ['models/tiny-swa', FIXED_BF16Q],
+    candidate: ['models/tiny-swa', CANONICAL, 7],
+    suite: 'window-crossing',
+  },
 ];
 
 const W = modelOf('models/tiny-swa').config.slidingWindow!;
@@ -187,7 +234,7 @@ for (const p of pairs) {
   if (ONLY && !p.name.includes(ONLY)) continue;
   const started = performance.now();
   const ref = side(...p.reference);
-  const cand = side(...p.candidate);
+  const cand = side(p.candidate[0], p.candidate[1], p.candidate[2]);
   const plans = p.suite === 'short' ? shortPlan(shape) : windowCrossingPlan(shape);
   const seq = new SequentialTest();
   const running = new RunningMargin(undefined, W);
@@ -200,6 +247,7 @@ for (const p of pairs) {
   const noise: number[] = [];
   const gapNoise: number[] = [];
   let corruptTokens = 0;
+  const corruptAt: PositionFacts[] = [];
   let implausible = 0;
   let judgedTokens = 0;
   let decidedAt: number | undefined;
@@ -225,6 +273,7 @@ for (const p of pairs) {
     counts[j.verdict]++;
     judgedTokens += j.judgedTokens;
     corruptTokens += j.corruptTokens.length;
+    corruptAt.push(...j.corruptTokens);
     implausible += j.crossScore?.counts.implausible ?? 0;
     const d = j.comparison?.divergence;
     if (d?.referenceMargin !== undefined)
@@ -242,6 +291,10 @@ for (const p of pairs) {
     `   requests: ${counts.identical} identical, ${counts['benign-drift']} benign drift, ${counts.corrupt} corrupt`,
   );
   console.log(`   tokens: ${corruptTokens} corrupt (${implausible} implausible) of ${judgedTokens} judged`);
+  const where = summarizePositions(corruptAt);
+  console.log(
+    `   corrupt tokens: ${where.pastWindow} past the window, ${where.withinWindow} within it${where.count ? ` (position − window ${where.minSinceWindow} … ${where.maxSinceWindow})` : ''}`,
+  );
   console.log(
     `   noise |Δlogprob| at agreeing steps: n ${noise.length}, median ${fmt(noise.length ? quantile(noise, 0.5) : undefined, 4)}, q99 ${fmt(noise.length ? quantile(noise, 0.99) : undefined, 4)}, max ${fmt(noise.length ? Math.max(...noise) : undefined, 4)}`,
   );
