@@ -1,0 +1,157 @@
+/**
+ * The engine server under load, on loopback only: `faultline engine serve`'s app (src/server/build.ts)
+ * bound to 127.0.0.1 on a free port in this process, models/tiny-swa, greedy streaming completions
+ * sent with fetch (the client shares the process and the CPU, equally in every measurement).
+ *
+ *  1. Throughput: aggregate generated tokens/s with 1 stream (requests one after another) and with
+ *     16 concurrent streams; the 1-stream figure is the anchor, the 16-stream one is printed as a
+ *     ratio (target ≥ 4×). Per-request latency p50 / p99 and time to first token for both.
+ *  2. Memory: 1,000 short requests (streamed, non-streamed, and some cancelled mid-stream), 8 at a
+ *     time; heap after a forced GC every 250 requests. Growth after the first 250 should be ~0.
+ *
+ *   npm run bench:server [-- --tokens 64 --requests 32]
+ * Stops by itself (bounded request counts); a few minutes on a 2-core machine.
+ */
+import { presetSettings } from '../src/engine/emulate.js';
+import { loadModel } from '../src/engine/load-model.js';
+import { buildServer } from '../src/server/build.js';
+import { listen } from '../src/server/listen.js';
+
+const argOf = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const TOKENS = argOf('tokens', 64);
+const REQUESTS = argOf('requests', 32); // per concurrency level
+const MEMORY_REQUESTS = argOf('memory-requests', 1000);
+const gc = (globalThis as { gc?: () => void }).gc;
+
+const model = loadModel(new URL('../models/tiny-swa', import.meta.url).pathname);
+const built = buildServer({
+  model,
+  modelId: 'tiny-swa',
+  settings: { attention: presetSettings('reference'), precision: 'bf16', kvDtype: 'fp8_e4m3', pageSize: 16, maxModelLen: 2048 },
+  spec: null,
+  maxNumSeqs: 16,
+});
+const server = await listen(built.app, '127.0.0.1', 0);
+const words = ['The whale', 'It was', 'Congress', 'The ship', 'In the year', 'Upon the deck', 'Our country', 'The sea'];
+
+interface Timing {
+  tokens: number;
+  latency: number;
+  ttft: number;
+}
+
+/** One streamed greedy completion; returns tokens received and timings (ms). */
+async function streamOnce(i: number, maxTokens: number, cancelAfter?: number): Promise<Timing> {
+  const t0 = performance.now();
+  const ac = new AbortController();
+  const res = await fetch(`${server.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: `${words[i % words.length]} ${i}`, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, logprobs: 0 }),
+    signal: ac.signal,
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '', tokens = 0, ttft = -1;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (!event.startsWith('data: {')) continue;
+        const n = (JSON.parse(event.slice(6)) as { choices: { logprobs: { tokens: string[] } | null }[] }).choices[0]?.logprobs?.tokens.length ?? 0;
+        if (n && ttft < 0) ttft = performance.now() - t0;
+        tokens += n;
+      }
+      if (cancelAfter !== undefined && tokens >= cancelAfter) {
+        ac.abort();
+        break;
+      }
+    }
+  } catch (e) {
+    if (!ac.signal.aborted) throw e;
+  }
+  return { tokens, latency: performance.now() - t0, ttft };
+}
+
+async function plainOnce(i: number): Promise<void> {
+  const res = await fetch(`${server.url}/v1/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: `${words[i % words.length]} ${i}`, max_tokens: 8, temperature: 0, ignore_eos: true }),
+  });
+  await res.json();
+}
+
+/** `total` requests spread over `concurrency` workers; aggregate tokens/s and per-request timings. */
+async function load(concurrency: number, total: number, maxTokens: number) {
+  const timings: Timing[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) timings.push(await streamOnce(next++, maxTokens));
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const tokens = timings.reduce((n, t) => n + t.tokens, 0);
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+  const lat = timings.map((t) => t.latency), ttft = timings.map((t) => t.ttft);
+  return { tps: tokens / seconds, tokens, seconds, p50: pct(lat, 50), p99: pct(lat, 99), ttft50: pct(ttft, 50), ttft99: pct(ttft, 99) };
+}
+
+console.log(`server bench: models/tiny-swa on ${server.url} (loopback), greedy streaming, ${TOKENS} tokens per request, ${REQUESTS} requests per level`);
+await load(2, 4, 8); // warm-up
+const levels = [1, 16];
+const results = [];
+for (const c of levels) results.push({ c, ...(await load(c, REQUESTS, TOKENS)) });
+console.log('streams  agg tok/s   ratio   latency p50 / p99 (ms)   ttft p50 / p99 (ms)');
+for (const r of results)
+  console.log(
+    `${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / results[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0)}`,
+  );
+const ratio = results[1].tps / results[0].tps;
+console.log(`16-stream aggregate throughput ≥ 4× one stream: ${ratio >= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}×)`);
+
+// ---- memory over many requests ---------------------------------------------------------------
+if (!gc) console.log('memory: run with node --expose-gc for heap figures after a forced GC (npm run bench:server does)');
+const mb = (n: number) => (n / 2 ** 20).toFixed(2);
+const marks: { after: number; heap: number; rss: number }[] = [];
+let done = 0;
+let nextMem = 0;
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (nextMem < MEMORY_REQUESTS) {
+      const i = nextMem++;
+      if (i % 3 === 0) await plainOnce(i);
+      else if (i % 3 === 1) await streamOnce(i, 8);
+      else await streamOnce(i, 64, 2); // cancelled after two tokens
+      done++;
+      if (done % 250 === 0) {
+        gc?.();
+        const m = process.memoryUsage();
+        marks.push({ after: done, heap: m.heapUsed, rss: m.rss });
+      }
+    }
+  }),
+);
+await built.runner.whenIdle();
+gc?.();
+const end = process.memoryUsage();
+console.log(`memory over ${MEMORY_REQUESTS} requests (8 concurrent; streamed, non-streamed, cancelled):`);
+for (const m of marks) console.log(`  after ${String(m.after).padStart(5)}: heap ${mb(m.heap)} MiB, rss ${mb(m.rss)} MiB`);
+console.log(`  idle at end: heap ${mb(end.heapUsed)} MiB, rss ${mb(end.rss)} MiB; sequences left in the scheduler: ${built.runner.scheduler.numRunning + built.runner.scheduler.numWaiting}`);
+if (marks.length >= 2) {
+  const growth = end.heapUsed - marks[0].heap;
+  console.log(`heap growth after the first 250 requests: ${mb(growth)} MiB (${growth < 4 * 2 ** 20 ? 'no growth beyond noise' : 'GROWTH'})`);
+}
+const metrics = await (await fetch(`${server.url}/metrics`)).text();
+console.log(metrics.split('\n').filter((l) => /^vllm:request_success_total|^vllm:num_requests/.test(l)).join('\n'));
+await server.close(1000);
