@@ -16,6 +16,7 @@ export interface AttributionCell {
   outcome: CellOutcome;
   corruptRate?: number;
   probeRounds: number;
+  recheckOf?: string;
   detail?: string;
 }
 
@@ -23,6 +24,8 @@ export interface Remedy {
   /** factor → new level: the one change (plus what the constraints move along with it). */
   change: Record<string, string>;
   cell: string;
+  /** A second launch of the same configuration, when the first ran during the search. */
+  recheck?: string;
   outcome: CellOutcome;
 }
 
@@ -84,7 +87,8 @@ function changeBetween(space: FactorSpace, from: Config, to: Config): Record<str
 export function buildAttribution(run: MatrixRun): AttributionReport {
   const { plan } = run;
   const space = plan.space;
-  const byKey = new Map(run.cells.map((c) => [configKey(c.config), c]));
+  const byKey = new Map(run.cells.filter((c) => !c.recheckOf).map((c) => [configKey(c.config), c]));
+  const recheckOf = new Map(run.cells.filter((c) => c.recheckOf).map((c) => [c.recheckOf as string, c]));
   const cellOf = (config: Config | undefined) => (config ? byKey.get(configKey(config)) : undefined);
 
   const interactions: AttributedInteraction[] = run.localizations.map(({ source, result }) => {
@@ -93,9 +97,10 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
       .filter((r) => r.against === 'reference' && result.minimal)
       .flatMap((r) => {
         const cell = cellOf(r.config);
-        return cell && cell.outcome === 'pass'
-          ? [{ change: changeBetween(space, result.minimal as Config, r.config), cell: cell.id, outcome: cell.outcome }]
-          : [];
+        const recheck = cell && recheckOf.get(cell.id);
+        if (!cell || cell.outcome !== 'pass' || (recheck && recheck.outcome !== 'pass')) return [];
+        const change = changeBetween(space, result.minimal as Config, r.config);
+        return [{ change, cell: cell.id, ...(recheck ? { recheck: recheck.id } : {}), outcome: cell.outcome }];
       });
     const contextCell = cellOf(result.context?.config);
     return {
@@ -145,6 +150,7 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
       outcome: c.outcome,
       ...(c.corruptRate !== undefined ? { corruptRate: c.corruptRate } : {}),
       probeRounds: c.probes.length,
+      ...(c.recheckOf ? { recheckOf: c.recheckOf } : {}),
       ...(c.detail ? { detail: c.detail } : {}),
     })),
     interactions,

@@ -18,6 +18,8 @@ export interface CellResult {
   /** Every probe round, in order (empty when the launch failed). */
   probes: ProbeResult[];
   detail?: string;
+  /** Set on a second launch of a configuration that passed during the search (verification). */
+  recheckOf?: string;
   slot: number;
   startedAt: string;
   durationMs: number;

@@ -34,6 +34,8 @@ export interface CellRunnerOptions {
   onCell?: (cell: CellResult, reused: boolean) => void;
 }
 
+const memoKey = (config: Config, recheck: boolean): string => `${configKey(config)}${recheck ? '#recheck' : ''}`;
+
 export class CellRunner {
   private readonly o: CellRunnerOptions;
   private readonly known = new Map<string, Promise<CellResult>>();
@@ -47,7 +49,7 @@ export class CellRunner {
 
   constructor(options: CellRunnerOptions) {
     this.o = options;
-    for (const cell of options.previous ?? []) this.previous.set(configKey(cell.config), cell);
+    for (const cell of options.previous ?? []) this.previous.set(memoKey(cell.config, cell.recheckOf !== undefined), cell);
     this.nextId = (options.previous ?? []).reduce((n, c) => Math.max(n, Number(c.id.replace(/\D/g, '')) || 0), 0) + 1;
     this.freeSlots = Array.from({ length: Math.max(1, options.executor.slots) }, (_, i) => i);
   }
@@ -62,8 +64,12 @@ export class CellRunner {
     return this.order.filter((k) => this.previous.has(k)).length;
   }
 
-  run(config: Config, phase: Phase): Promise<CellResult> {
-    const key = configKey(config);
+  /**
+   * The cell of a configuration, launched unless known. `recheckOf` asks for a second, separate
+   * launch of a configuration that already ran (cell id of the first).
+   */
+  run(config: Config, phase: Phase, recheckOf?: string): Promise<CellResult> {
+    const key = memoKey(config, recheckOf !== undefined);
     const known = this.known.get(key);
     if (known) return known;
     this.order.push(key);
@@ -74,7 +80,7 @@ export class CellRunner {
       this.o.onCell?.(earlier, true);
     } else {
       const id = `c${String(this.nextId++).padStart(3, '0')}`;
-      promise = this.launchAndProbe(id, [...config], phase);
+      promise = this.launchAndProbe(id, [...config], phase, recheckOf);
     }
     this.known.set(key, promise);
     return promise;
@@ -98,14 +104,14 @@ export class CellRunner {
     this.freeSlots.sort((a, b) => a - b);
   }
 
-  private async launchAndProbe(id: string, config: number[], phase: Phase): Promise<CellResult> {
+  private async launchAndProbe(id: string, config: number[], phase: Phase, recheckOf: string | undefined): Promise<CellResult> {
     const slot = await this.acquire();
     try {
       if (this.o.signal.aborted) throw new RunInterrupted();
       const started = Date.now();
       const levels = configLevels(this.o.space, config);
       const spec = this.o.launchFor(config);
-      const base = { id, phase, config, levels, slot, startedAt: new Date(started).toISOString() };
+      const base = { id, phase, config, levels, ...(recheckOf ? { recheckOf } : {}), slot, startedAt: new Date(started).toISOString() };
       this.launched++;
       let launch;
       try {

@@ -2,8 +2,9 @@
  * A fake serving stack for tests and simulations: hidden fault interactions decide which
  * configurations corrupt, a configurable share of probes of a corrupt server come back PASS
  * (the one-sided noise of silent-corruption probes), and chosen levels fail to launch.
- * Randomness is a hash of (seed, configuration, round), so results do not depend on the order
- * in which parallel cells finish.
+ * Randomness is a hash of (seed, configuration, launch of that configuration, round), so results
+ * do not depend on the order in which parallel cells finish, and a second launch of the same
+ * configuration draws afresh.
  */
 import { createRng } from '../core/rng.js';
 import type { CellProbeContext, MatrixProbe, ProbeResult } from './cell-probe.js';
@@ -52,14 +53,15 @@ function fnv1a(text: string): number {
 }
 
 export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
-  const servers = new Map<string, Record<string, string>>();
+  const servers = new Map<string, { levels: Record<string, string>; nth: number }>();
+  const launchesOf = new Map<string, number>();
   let launches = 0;
   let next = 0;
   const probes: FakeWorld['probes'] = [];
   const launchLog: Record<string, string>[] = [];
   const seed = options.seed ?? 1;
-  const chance = (levels: Record<string, string>, round: number): number =>
-    createRng(fnv1a(`${seed}|${JSON.stringify(levels)}|${round}`)).next();
+  const chance = (levels: Record<string, string>, nth: number, round: number): number =>
+    createRng(fnv1a(`${seed}|${JSON.stringify(levels)}|${nth}|${round}`)).next();
 
   const executor: Executor = {
     slots: options.slots ?? 1,
@@ -73,7 +75,10 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
       if ((options.launchTimeouts ?? []).some((p) => contains(request.levels, p)))
         return { ok: false, outcome: 'timeout', detail: 'fake: server not healthy before the ready timeout' };
       const url = `fake://server-${next++}`;
-      servers.set(url, request.levels);
+      const key = JSON.stringify(request.levels);
+      const nth = launchesOf.get(key) ?? 0;
+      launchesOf.set(key, nth + 1);
+      servers.set(url, { levels: request.levels, nth });
       return {
         ok: true,
         server: {
@@ -91,12 +96,13 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
       return { fakeReference: url };
     },
     async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
-      const levels = servers.get(url);
-      if (!levels) return { outcome: 'probe-error', detail: `fake: no server at ${url}` };
+      const server = servers.get(url);
+      if (!server) return { outcome: 'probe-error', detail: `fake: no server at ${url}` };
+      const { levels, nth } = server;
       let result: ProbeResult;
       if ((options.probeErrors ?? []).some((p) => contains(levels, p))) result = { outcome: 'probe-error', detail: 'fake: HTTP 500' };
       else if (!options.faults.some((f) => contains(levels, f))) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
-      else if (chance(levels, context.round) < (options.missRate ?? 0)) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
+      else if (chance(levels, nth, context.round) < (options.missRate ?? 0)) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
       else result = { outcome: 'corrupt', corruptRate: options.corruptRate ?? 0.25, requests: 8 };
       probes.push({ levels, round: context.round, result });
       return result;

@@ -37,7 +37,7 @@ export function formatAttributionText(report: AttributionReport): string {
   const header = ['cell', 'phase', ...factors.map((f) => f.name), 'verdict', 'corrupt'];
   const rows = report.cells.map((c) => [
     c.id,
-    c.phase,
+    c.recheckOf ? `recheck ${c.recheckOf}` : c.phase,
     ...factors.map((f) => (c.levels[f.name] === f.reference ? '·' : c.levels[f.name])),
     OUTCOME_TEXT[c.outcome],
     c.outcome === 'corrupt' ? pct(c.corruptRate) : '',
@@ -63,7 +63,9 @@ export function formatAttributionText(report: AttributionReport): string {
     if (it.context) out.push(`  with every other factor changed: ${OUTCOME_TEXT[it.context.outcome]} (${it.context.cell})`);
     out.push('  remedies, each a single change verified by a run that passed:');
     for (const r of it.remedies)
-      out.push(`    - ${Object.entries(r.change).map(([f, l]) => `${f} → ${l}`).join(', ')}   (${r.cell} PASS)`);
+      out.push(
+        `    - ${Object.entries(r.change).map(([f, l]) => `${f} → ${l}`).join(', ')}   (${r.cell} PASS${r.recheck ? `, again in ${r.recheck}` : ''})`,
+      );
     if (it.remedies.length === 0) out.push('    (none verified)');
   });
   if (report.notInvolved.length) {

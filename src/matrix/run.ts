@@ -22,7 +22,7 @@ import { buildLaunch } from './launch-spec.js';
 import { localizeFailure, type Localization, type Verdict } from './localize.js';
 import { maximalConfigurations } from './maximal.js';
 import type { MatrixPlan } from './plan-compile.js';
-import { configLevels, type Config } from './space.js';
+import { configKey, configLevels, type Config } from './space.js';
 
 export type RunEvent =
   | { type: 'phase'; phase: 'reference' | 'maximal' | 'covering' | 'localize' | 'done'; detail: string }
@@ -39,6 +39,8 @@ export interface MatrixRunOptions {
   onEvent?: (event: RunEvent) => void;
   /** Covering-array local-search budget (tests lower it). */
   shrinkSteps?: number;
+  /** Builds the covering array (simulations pass a memoized one). */
+  coveringArray?: typeof buildCoveringArray;
 }
 
 export interface LocalizedFault {
@@ -128,7 +130,7 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
     ...(plan.reference.kind === 'launch' ? [plan.baseline] : []),
     ...maximalCells.filter((c) => isConclusive(c.outcome)).map((c) => c.config),
   ];
-  const covering = buildCoveringArray(plan.space, {
+  const covering = (options.coveringArray ?? buildCoveringArray)(plan.space, {
     strength: plan.strength,
     constraints: plan.constraints,
     seedRows: dedupe(seeds),
@@ -147,12 +149,27 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
   const failing = [...maximalCells, ...coveringCells]
     .filter((c) => c.outcome === 'corrupt')
     .sort((a, b) => nonReference(a.config) - nonReference(b.config));
-  const verdictOf = (cell: CellResult): Verdict => (cell.outcome === 'corrupt' ? 'fail' : cell.outcome === 'pass' ? 'pass' : 'unknown');
+  // A FAIL is trusted: once any launch of a configuration corrupted, that configuration fails.
+  const failed = new Set<string>();
+  const consultedBySearch = new Set<string>();
+  const verdictOf = (cell: CellResult): Verdict =>
+    cell.outcome === 'corrupt' || failed.has(configKey(cell.config)) ? 'fail' : cell.outcome === 'pass' ? 'pass' : 'unknown';
   const env = {
     constraints: plan.constraints,
     parallel: executor.slots,
-    test: async (configs: readonly Config[], purpose: 'search' | 'verify') =>
-      (await runner.runAll(configs, purpose === 'search' ? 'localize' : 'verify')).map(verdictOf),
+    test: async (configs: readonly Config[], purpose: 'search' | 'verify') => {
+      const cells = await runner.runAll(configs, purpose === 'search' ? 'localize' : 'verify');
+      if (purpose === 'search') for (const c of configs) consultedBySearch.add(configKey(c));
+      else {
+        // A PASS that verification leans on and that the search also relied on gets a second,
+        // separate launch: one missed corruption there would otherwise be both the wrong turn
+        // and its own confirmation.
+        const reused = cells.filter((c) => verdictOf(c) === 'pass' && consultedBySearch.has(configKey(c.config)));
+        const rechecks = await Promise.all(reused.map((c) => runner.run(c.config, 'verify', c.id)));
+        for (const r of rechecks) if (r.outcome === 'corrupt') failed.add(configKey(r.config));
+      }
+      return cells.map(verdictOf);
+    },
   };
   for (const cell of failing) {
     const by = localizations.findIndex(

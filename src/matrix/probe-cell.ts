@@ -1,0 +1,147 @@
+/**
+ * The probe library (src/probe) behind the matrix's MatrixProbe contract (cell-probe.ts).
+ *
+ * The reference server runs once, at the start of a run, and is then stopped; so its side of
+ * every comparison is recorded as goldens (one per probe round: round 0 and each confirmation
+ * of a PASS get their own prompts, from seed + round) and kept in the journal. Each cell is then
+ * a golden-mode probe of the cell's server: CLEAN → pass, CORRUPT → corrupt, anything else
+ * (INCONCLUSIVE, too many failed requests, a thrown error) → probe-error, never pass.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { UserError } from '../core/errors.js';
+import { recordGolden } from '../probe/record.js';
+import type { Recording } from '../probe/recording.js';
+import { runProbe, type ProbeConfig, type ProbeReport } from '../probe/run.js';
+import { SUITE_NAMES } from '../probe/suites.js';
+import type { CellProbeContext, MatrixProbe, ProbeResult } from './cell-probe.js';
+
+const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../data/heldout-prose.txt', import.meta.url));
+
+/** The plan's `probe:` mapping (snake_case, as in the YAML). */
+export const probeOptionsSchema = z.strictObject({
+  suite: z.enum(SUITE_NAMES.filter((s) => s !== 'file') as ['window-crossing', 'short']).default('window-crossing'),
+  window: z.number().int().positive().optional().describe("The model's sliding window in tokens (the suites need it)."),
+  page_size: z.number().int().positive().default(16),
+  requests: z.number().int().min(1).max(10_000).default(16),
+  max_tokens: z.number().int().min(1).max(100_000).default(64),
+  concurrency: z.number().int().min(1).max(256).default(4),
+  seed: z.number().int().min(0).default(0),
+  logprobs: z.number().int().min(1).max(20).default(5),
+  timeout_s: z.number().positive().default(120),
+  early_stop: z.boolean().default(true),
+  prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
+});
+export type MatrixProbeOptions = z.output<typeof probeOptionsSchema>;
+
+/** Validates the plan's probe options up front, so a typo fails before any server starts. */
+export function parseProbeOptions(raw: Record<string, unknown>, planFile: string): MatrixProbeOptions {
+  const parsed = probeOptionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path.join('.');
+    throw new UserError(`invalid probe options in ${planFile}: probe.${key}: ${issue.message}`, {
+      code: 'E_PLAN_PROBE',
+      hint: `probe keys: ${Object.keys(probeOptionsSchema.shape).join(', ')}`,
+    });
+  }
+  if (parsed.data.window === undefined)
+    throw new UserError(`probe.window is missing in ${planFile}`, {
+      code: 'E_PLAN_PROBE',
+      hint: "the window-crossing and short suites need the model's sliding window, e.g. probe: {window: 128}",
+    });
+  return parsed.data;
+}
+
+/** What captureReference returns and the journal keeps: one golden per probe round. */
+export interface ReferenceGoldens {
+  rounds: Recording[];
+}
+
+export interface EngineProbeOptions {
+  /** Re-probes of a PASS (plan.confirm): the reference is recorded confirm + 1 times. */
+  confirm: number;
+  /** The plan's directory: prompt_text is relative to it. */
+  planDir: string;
+}
+
+function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: number): Omit<ProbeConfig, 'reference' | 'golden'> {
+  return {
+    target: { url },
+    suite: o.suite,
+    corpus,
+    window: o.window,
+    pageSize: o.page_size,
+    requests: o.requests,
+    maxTokens: o.max_tokens,
+    concurrency: o.concurrency,
+    seed,
+    logprobs: o.logprobs,
+    earlyStop: o.early_stop,
+    client: { timeouts: { headersMs: o.timeout_s * 1000 } },
+  };
+}
+
+/** Resolves when the signal aborts (never rejects): lets a probe in flight be abandoned on Ctrl-C. */
+function aborted(signal: AbortSignal): Promise<'aborted'> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+}
+
+export function verdictOf(report: ProbeReport): ProbeResult {
+  const judged = report.counts.judged;
+  const corruptRate = judged > 0 ? report.counts.corrupt / judged : undefined;
+  const base = { requests: judged, ...(corruptRate !== undefined ? { corruptRate } : {}) };
+  if (report.verdict === 'CLEAN') return { outcome: 'pass', ...base, detail: report.reason };
+  if (report.verdict === 'CORRUPT') return { outcome: 'corrupt', ...base, detail: report.reason };
+  return { outcome: 'probe-error', ...base, detail: `probe inconclusive: ${report.reason}` };
+}
+
+export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
+  let corpus: string | undefined;
+  const corpusFor = (o: MatrixProbeOptions): string => {
+    if (corpus !== undefined) return corpus;
+    const path = o.prompt_text ? resolve(options.planDir, o.prompt_text) : DEFAULT_PROMPT_TEXT;
+    try {
+      corpus = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new UserError(`cannot read the probe's prompt text ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+        code: 'E_PLAN_PROBE',
+        hint: 'probe.prompt_text is relative to the plan file',
+      });
+    }
+    return corpus;
+  };
+  return {
+    async captureReference(url, raw, signal): Promise<ReferenceGoldens> {
+      const o = probeOptionsSchema.parse(raw);
+      const rounds: Recording[] = [];
+      for (let round = 0; round <= options.confirm; round++) {
+        if (signal.aborted) throw new Error('interrupted');
+        const rec = await recordGolden(probeConfig(url, o, corpusFor(o), o.seed + round));
+        if (rec.failed > 0)
+          throw new Error(`${rec.failed} of the reference's requests failed (round ${round}): ${rec.errors.slice(0, 3).join('; ')}`);
+        rounds.push(rec.recording);
+      }
+      return { rounds };
+    },
+
+    async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
+      const o = probeOptionsSchema.parse(context.options);
+      const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
+      const recording = goldens?.[context.round];
+      if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
+      const probing = runProbe({ ...probeConfig(url, o, '', recording.seed), golden: { path: '(matrix reference)', recording } });
+      const first = await Promise.race([probing, aborted(context.signal)]);
+      if (first === 'aborted') {
+        probing.catch(() => {}); // the server is about to stop; its failures no longer matter
+        return { outcome: 'probe-error', detail: 'interrupted' };
+      }
+      return verdictOf(first);
+    },
+  };
+}
