@@ -16,6 +16,7 @@ import { recordGolden } from '../probe/record.js';
 import type { Recording } from '../probe/recording.js';
 import { runProbe, type ProbeConfig, type ProbeReport } from '../probe/run.js';
 import { SUITE_NAMES } from '../probe/suites.js';
+import { DEFAULT_SEQUENTIAL } from '../oracle/stats.js';
 import type { CellProbeContext, MatrixProbe, ProbeResult } from './cell-probe.js';
 
 const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../data/heldout-prose.txt', import.meta.url));
@@ -32,6 +33,12 @@ export const probeOptionsSchema = z.strictObject({
   logprobs: z.number().int().min(1).max(20).default(5),
   timeout_s: z.number().positive().default(120),
   early_stop: z.boolean().default(true),
+  target_rate: z
+    .number()
+    .gt(0)
+    .lt(1)
+    .default(DEFAULT_SEQUENTIAL.targetRate)
+    .describe('CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).'),
   prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
 });
 export type MatrixProbeOptions = z.output<typeof probeOptionsSchema>;
@@ -80,6 +87,7 @@ function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: n
     seed,
     logprobs: o.logprobs,
     earlyStop: o.early_stop,
+    sequential: { ...DEFAULT_SEQUENTIAL, targetRate: o.target_rate },
     client: { timeouts: { headersMs: o.timeout_s * 1000 } },
   };
 }
