@@ -1,0 +1,91 @@
+/**
+ * `faultline matrix --dry-run`: what a run would launch first, computed exactly as the run does
+ * (maximal configurations, then the covering array seeded with the reference and them), without
+ * starting anything. Localization comes on top and depends on the verdicts, so it is not listed.
+ * The real run may differ in one way: a maximal configuration without a verdict (launch failed)
+ * does not seed the array, which then gets rows of its own.
+ */
+import { buildCoveringArray } from '../../matrix/covering.js';
+import { buildLaunch } from '../../matrix/launch-spec.js';
+import { maximalConfigurations } from '../../matrix/maximal.js';
+import type { MatrixPlan } from '../../matrix/plan-compile.js';
+import { configLevels, type Config } from '../../matrix/space.js';
+
+interface DryRun {
+  reference: Config;
+  maximal: number[][];
+  covering: number[][];
+  validTuples: number;
+  exhaustive: number;
+}
+
+function compute(plan: MatrixPlan): DryRun {
+  const maximal = maximalConfigurations(plan.constraints, plan.baseline);
+  const seedRows = plan.reference.kind === 'launch' ? [plan.baseline, ...maximal] : maximal;
+  const unique = [...new Map(seedRows.map((r) => [r.join('.'), r])).values()];
+  const covering = buildCoveringArray(plan.space, {
+    strength: plan.strength,
+    constraints: plan.constraints,
+    seedRows: unique,
+    preferredLevels: plan.baseline,
+    seed: plan.seed,
+  });
+  return { reference: plan.baseline, maximal, covering: covering.rows, validTuples: covering.validTuples, exhaustive: plan.constraints.countValid() };
+}
+
+export function dryRunJson(plan: MatrixPlan, slots: number): string {
+  const d = compute(plan);
+  const row = (c: Config) => ({ levels: configLevels(plan.space, c), argv: buildLaunch(plan, c).argv });
+  return `${JSON.stringify(
+    {
+      plan: plan.file,
+      factors: plan.space.names.map((name, f) => ({ name, levels: plan.space.levels[f], reference: plan.space.levels[f][plan.baseline[f]] })),
+      constraints: plan.constraints.constraints.map((c) => c.label),
+      strength: plan.strength,
+      parallel: slots,
+      reference: plan.reference.kind === 'url' ? { url: plan.reference.url } : row(d.reference),
+      maximal: d.maximal.map(row),
+      covering: d.covering.map(row),
+      validTuples: d.validTuples,
+      launchesBeforeLocalization: (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
+      exhaustive: d.exhaustive,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string): string {
+  const d = compute(plan);
+  const { names, levels } = plan.space;
+  const out: string[] = [
+    `faultline matrix --dry-run — ${planPath}: ${names.length} factors, strength ${plan.strength}, ${slots} slot(s); nothing is launched`,
+    '',
+    'Factors (reference level first marked *):',
+    ...names.map((n, f) => `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}`),
+  ];
+  const labels = plan.constraints.constraints.map((c) => c.label);
+  if (labels.length) out.push('', 'Constraints:', ...labels.map((l) => `  ${l}`));
+  out.push(
+    '',
+    plan.reference.kind === 'url'
+      ? `Reference: ${plan.reference.url} (not launched)`
+      : `Reference launch: ${buildLaunch(plan, d.reference).argv.join(' ')}`,
+    '',
+    'Array (· = reference level):',
+  );
+  const header = ['row', 'phase', ...names];
+  const rows = [
+    ...d.maximal.map((c, i) => [`m${i + 1}`, 'maximal', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
+    ...d.covering.map((c, i) => [`r${i + 1}`, 'covering', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
+  ];
+  const all = [header, ...rows];
+  const widths = header.map((_, j) => Math.max(...all.map((r) => r[j].length)));
+  out.push(...all.map((r) => `  ${r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd()}`));
+  const before = (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length;
+  out.push(
+    '',
+    `${before} launches before localization (reference, ${d.maximal.length} maximal, ${d.covering.length} covering rows for ${d.validTuples} valid ${plan.strength}-way combinations); exhaustive: ${d.exhaustive}`,
+  );
+  return `${out.join('\n')}\n`;
+}
