@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+// resolved here, not from the child's cwd, so tests may run the CLI in a temporary directory
+const tsxLoader = import.meta.resolve('tsx');
 
 export interface CliResult {
   code: number | null;
@@ -20,7 +22,7 @@ export function runCli(
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', mainTs, ...args], {
+    const child = spawn(process.execPath, ['--import', tsxLoader, mainTs, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

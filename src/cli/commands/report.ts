@@ -1,0 +1,70 @@
+/**
+ * `faultline report INPUT... --html OUT.html [--png DIR] [--title T] [--data OUT.json]`: one
+ * self-contained HTML page from matrix run directories and lint / probe / kernel-verify / matrix
+ * JSON (any mix; each input's kind is read from its content). Exit 0 written, 2 usage or input error.
+ */
+import type { Command } from 'commander';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UserError } from '../../core/errors.js';
+import { commandLine } from '../../report/provenance.js';
+import { writeReportFromInputs } from '../../report/write.js';
+import type { CliIO } from '../io.js';
+import type { RegisterCommand } from './index.js';
+
+interface ReportOptions {
+  html?: string;
+  png?: string;
+  title?: string;
+  data?: string;
+}
+
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
+
+export const registerReport: RegisterCommand = (program: Command, io: CliIO, exit) => {
+  program
+    .command('report')
+    .description('write a self-contained HTML report (charts inline, no network) from faultline results')
+    .argument('<inputs...>', 'matrix run directories; JSON from lint --format json, probe --format json, kernel verify --json, matrix --format json')
+    .option('--html <file>', 'the HTML file to write')
+    .option('--png <dir>', 'also write every chart as a PNG into this directory')
+    .option('--title <text>', 'the report title')
+    .option('--data <file>', 'also write the report data (plain JSON) to this file')
+    .addHelpText('after', '\nExit status: 0 report written, 2 usage or input error.\n')
+    .action(async (inputs: string[], opts: ReportOptions) => {
+      if (!opts.html)
+        throw new UserError('report needs --html OUT.html', { hint: 'e.g. faultline report run-dir probe.json --html report.html' });
+      const html = resolve(io.cwd, opts.html);
+      const written = await writeReportFromInputs(inputs, {
+        html,
+        pngDir: opts.png ? resolve(io.cwd, opts.png) : undefined,
+        title: opts.title,
+        command: commandLine(['faultline', ...reportArgv(inputs, opts)]),
+        cwd: io.cwd,
+      });
+      if (opts.data) {
+        const path = resolve(io.cwd, opts.data);
+        try {
+          writeFileSync(path, JSON.stringify(written.data, null, 2) + '\n');
+        } catch (e) {
+          throw new UserError(`cannot write ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'E_REPORT_OUTPUT' });
+        }
+      }
+      const sections = written.data.summary.map((s) => `${s.kind} ${s.status}`).join(', ');
+      io.out(`wrote ${opts.html} (${kb(written.bytes)}; ${sections})\n`);
+      if (written.pngs.length) io.out(`wrote ${written.pngs.length} PNG chart(s) to ${opts.png}\n`);
+      exit(0);
+    });
+};
+
+/** The command as the user gave it (rebuilt from the parsed options, so in-process calls get it too). */
+function reportArgv(inputs: string[], o: ReportOptions): string[] {
+  return [
+    'report',
+    ...inputs,
+    ...(o.html ? ['--html', o.html] : []),
+    ...(o.png ? ['--png', o.png] : []),
+    ...(o.title ? ['--title', o.title] : []),
+    ...(o.data ? ['--data', o.data] : []),
+  ];
+}

@@ -1,0 +1,69 @@
+/** A matrix attribution report (`faultline matrix --format json`, or RUN_DIR/attribution.json) → MatrixData. */
+import { z } from 'zod';
+import type { AttributionReport } from '../../matrix/attribution.js';
+import { CELL_OUTCOMES } from '../../matrix/executor.js';
+import type { MatrixData } from '../data.js';
+
+const levels = z.record(z.string(), z.string());
+const outcome = z.enum(CELL_OUTCOMES);
+
+export const attributionSchema = z.object({
+  verdict: z.enum(['corruption-found', 'clean', 'inconclusive']),
+  plan: z.object({ file: z.string(), hash: z.string(), strength: z.number(), confirm: z.number() }),
+  factors: z.array(z.object({ name: z.string(), levels: z.array(z.string()), reference: z.string(), description: z.string().optional() })),
+  cells: z.array(
+    z.object({
+      id: z.string(),
+      phase: z.string(),
+      levels,
+      outcome,
+      corruptRate: z.number().optional(),
+      probeRounds: z.number(),
+      recheckOf: z.string().optional(),
+      detail: z.string().optional(),
+    }),
+  ),
+  interactions: z.array(
+    z.object({
+      status: z.enum(['verified', 'inconclusive']),
+      source: z.string(),
+      method: z.string(),
+      interaction: levels,
+      forced: levels,
+      minimalCell: z.string().optional(),
+      remedies: z.array(z.object({ change: levels, cell: z.string(), recheck: z.string().optional(), outcome })),
+      context: z.object({ cell: z.string(), outcome }).optional(),
+      reason: z.string().optional(),
+    }),
+  ),
+  notInvolved: z.array(z.object({ factor: z.string(), corruptWith: z.array(z.string()) })),
+  explained: z.record(z.string(), z.number()),
+  unexamined: z.array(z.string()),
+  launchFailures: z.array(z.object({ levels, cells: z.array(z.string()) })),
+  launches: z.object({
+    used: z.number(),
+    thisRun: z.number(),
+    reusedFromJournal: z.number(),
+    reference: z.number(),
+    coveringRows: z.number(),
+    exhaustive: z.number(),
+    oneFactorAtATime: z.number(),
+  }),
+  coverage: z.object({ strength: z.number(), validTuples: z.number(), uncoveredByVerdicts: z.number() }),
+});
+
+export const MATRIX_HINT = 'pass the run directory of `faultline matrix --out DIR`, or its `--format json` output';
+
+export function looksLikeAttribution(v: Record<string, unknown>): boolean {
+  return 'cells' in v && 'factors' in v && 'interactions' in v;
+}
+
+export function matrixData(source: string, report: AttributionReport, extra: { complete?: boolean; notes?: string[] } = {}): MatrixData {
+  return {
+    ...report,
+    source,
+    localizationSteps: report.cells.filter((c) => c.phase === 'localize' || c.phase === 'verify'),
+    complete: extra.complete ?? true,
+    notes: extra.notes ?? [],
+  };
+}
