@@ -81,7 +81,7 @@ if (process.env.FAULTLINE_BENCH_CASE) {
           ? runCase(cases[i], steps)
           : await new Promise((resolve, reject) => {
               const child = fork(fileURLToPath(import.meta.url), [], {
-                execArgv: ['--import', 'tsx'],
+                execArgv: process.execArgv, // the same loader (tsx) as this process
                 env: { ...process.env, FAULTLINE_BENCH_CASE: JSON.stringify({ c: cases[i], steps }) },
               });
               child.once('message', (m) => resolve(m as ReturnType<typeof runCase>));
