@@ -2,7 +2,8 @@
  * Progress for long commands (matrix launches, probe requests, kernel verify dumps), always on
  * stderr so stdout stays machine-readable (`--format json`). On a terminal it is one live line,
  * redrawn at most every `liveIntervalMs`; otherwise, or with `--quiet`, plain timestamped lines,
- * at most one per `plainIntervalMs` (log lines and the end are always written).
+ * at most one per `plainIntervalMs`, the first after that long: work that ends sooner leaves no
+ * state lines in a log (log lines and messages to done() are always written).
  */
 import type { CliIO } from './io.js';
 
@@ -32,7 +33,8 @@ export function createProgress(io: Pick<CliIO, 'err' | 'isTTY'>, options: Progre
   const live = io.isTTY && !options.quiet;
   const interval = live ? (options.liveIntervalMs ?? 100) : (options.plainIntervalMs ?? 2000);
   const stamp = () => new Date(now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  let last = -Infinity;
+  let last = live ? -Infinity : now();
+  let printedState = false;
   let shown = '';
   let pending: string | undefined;
 
@@ -52,7 +54,10 @@ export function createProgress(io: Pick<CliIO, 'err' | 'isTTY'>, options: Progre
       last = t;
       pending = undefined;
       if (live) draw(message);
-      else io.err(line(message));
+      else {
+        io.err(line(message));
+        printedState = true;
+      }
     },
     log(message) {
       if (live) {
@@ -62,8 +67,8 @@ export function createProgress(io: Pick<CliIO, 'err' | 'isTTY'>, options: Progre
     },
     done(message) {
       if (live && shown) io.err(CLEAR_LINE);
-      // the last state was held back by the throttle: a plain log still gets it
-      if (!live && pending !== undefined && message === undefined) io.err(line(pending));
+      // the last state was held back by the throttle: a log that already shows states gets it too
+      if (!live && printedState && pending !== undefined && message === undefined) io.err(line(pending));
       if (message !== undefined) io.err(line(message));
       shown = '';
       pending = undefined;

@@ -20,7 +20,10 @@ import { auditScales, SCALE_PATHS, type ScalePath } from '../../kernel/scales.js
 import { parseTolerance } from '../../kernel/tolerance.js';
 import { verifyDump, type CaseResult } from '../../kernel/verify.js';
 import { writeVectors } from '../../kernel/vectors.js';
+import { commandLine } from '../../report/provenance.js';
+import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { createProgress } from '../progress.js';
 import type { RegisterCommand } from './index.js';
 
 function intOption(name: string, s: string, min: number): number {
@@ -92,12 +95,17 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--tolerance <tol>', 'auto (FlashInfer test bands from the dtypes) or ABS,REL', 'auto')
     .option('--json', 'one JSON object on stdout', false)
     .option('--max-pairs <n>', 'localized pairs to list in text output', '40')
+    .option('--html <file>', 'also write an HTML report (error maps, controls) to this file')
+    .option('--quiet', 'plain progress lines, no live line')
     .addHelpText('after', '\nExit status: 0 all dumps within tolerance, 1 mismatches, 2 usage or input error.\n')
-    .action((path: string, o: { tolerance: string; json: boolean; maxPairs: string }) => {
+    .action(async (path: string, o: { tolerance: string; json: boolean; maxPairs: string; html?: string; quiet?: boolean }) => {
       const tol = parseTolerance(o.tolerance);
       const maxPairs = intOption('--max-pairs', o.maxPairs, 0);
       const results: CaseResult[] = [];
-      for (const f of listDumps(resolve(io.cwd, path))) {
+      const files = listDumps(resolve(io.cwd, path));
+      const progress = createProgress(io, { label: 'kernel verify', quiet: o.quiet });
+      for (const [i, f] of files.entries()) {
+        progress.update(`${i}/${files.length} dumps, ${basename(f)}`);
         const d = readKernelDump(f);
         if (!d.output)
           throw new UserError(`${f}: the dump has no "output" tensor`, {
@@ -106,8 +114,14 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
           });
         results.push(verifyDump(d, tol));
       }
+      progress.done();
       const ch = characterize(results);
-      io.out(o.json ? verifyJson(results, ch, o.tolerance) : formatVerifyText(results, ch, { maxPairs }));
+      const json = verifyJson(results, ch, o.tolerance);
+      io.out(o.json ? json : formatVerifyText(results, ch, { maxPairs }));
+      if (o.html) {
+        const argv = ['faultline', 'kernel', 'verify', path, '--tolerance', o.tolerance, ...(o.json ? ['--json'] : []), '--html', o.html];
+        await writeProducedReport({ kind: 'kernel', json }, path, { html: resolve(io.cwd, o.html), command: commandLine(argv), cwd: io.cwd });
+      }
       exit(results.every((r) => r.ok) ? 0 : 1);
     });
 

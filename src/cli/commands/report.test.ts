@@ -49,3 +49,27 @@ test('faultline report: bad input is exit 2 with file:line:col and a hint, no st
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('kernel verify --html: the report of exactly the verification it printed; stdout unchanged', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-report-cli-'));
+  try {
+    const run = async (args: string[]) => {
+      const io = memoryIO({ cwd: dir });
+      const code = await main(args, io);
+      return { code, out: io.stdout(), err: io.stderr() };
+    };
+    assert.equal((await run(['kernel', 'vectors', '--out', 'v', '--preset', 'kv-dtype-controls'])).code, 0);
+    assert.equal((await run(['kernel', 'run-engine', 'v'])).code, 0);
+    const plain = await run(['kernel', 'verify', 'v', '--json']);
+    const withHtml = await run(['kernel', 'verify', 'v', '--json', '--html', 'k.html']);
+    assert.equal(withHtml.code, 1, 'the fault model makes a dump wrong');
+    assert.equal(withHtml.out, plain.out, 'stdout is the same JSON');
+    assert.equal(withHtml.err, '', 'a quick run on a pipe prints no progress');
+    const html = readFileSync(join(dir, 'k.html'), 'utf8');
+    assert.match(html, /data-chart="kernel-1-alignment"/);
+    assert.match(html, /data-chart="kernel-1-row-head"/);
+    assert.match(html, /faultline kernel verify v --tolerance auto --json --html k\.html/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
