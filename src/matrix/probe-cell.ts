@@ -93,11 +93,15 @@ function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: n
 }
 
 /** Resolves when the signal aborts (never rejects): lets a probe in flight be abandoned on Ctrl-C. */
-function aborted(signal: AbortSignal): Promise<'aborted'> {
-  return new Promise((resolve) => {
+function whenAborted(signal: AbortSignal): { promise: Promise<'aborted'>; dispose: () => void } {
+  let onAbort = (): void => {};
+  const promise = new Promise<'aborted'>((resolve) => {
+    onAbort = () => resolve('aborted');
     if (signal.aborted) resolve('aborted');
-    else signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
+  // one listener per probe, removed when the probe ends: a long run must not pile them up
+  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 export function verdictOf(report: ProbeReport): ProbeResult {
@@ -144,7 +148,8 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
       const recording = goldens?.[context.round];
       if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
       const probing = runProbe({ ...probeConfig(url, o, '', recording.seed), golden: { path: '(matrix reference)', recording } });
-      const first = await Promise.race([probing, aborted(context.signal)]);
+      const abort = whenAborted(context.signal);
+      const first = await Promise.race([probing, abort.promise]).finally(abort.dispose);
       if (first === 'aborted') {
         probing.catch(() => {}); // the server is about to stop; its failures no longer matter
         return { outcome: 'probe-error', detail: 'interrupted' };

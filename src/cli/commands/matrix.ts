@@ -97,7 +97,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       const planFile = resolve(io.cwd, planPath);
       const plan = loadPlanFile(planFile);
       const slots = parallelOf(opts.parallel, plan);
-      const probeOptions = parseProbeOptions(plan.probe, planPath);
+      parseProbeOptions(plan.probe, planPath); // a typo in probe: fails here, before any server starts
 
       if (opts.dryRun) {
         if (opts.resume) throw new UserError('--dry-run launches nothing; it cannot resume a run');
