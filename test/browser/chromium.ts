@@ -49,6 +49,7 @@ export interface WatchedPage {
   pageErrors: string[];
 }
 
+/** Opens a report file; `loadMs` is the time until it is loaded, laid out and painted. */
 export async function openReport(context: BrowserContext, file: string): Promise<WatchedPage & { loadMs: number }> {
   const page = await context.newPage();
   const watched: WatchedPage = { page, requests: [], consoleErrors: [], dialogs: [], pageErrors: [] };
@@ -67,8 +68,11 @@ export async function openReport(context: BrowserContext, file: string): Promise
     watched.dialogs.push(`${d.type()}: ${d.message()}`);
     void d.dismiss();
   });
+  // rendered = loaded, laid out (the height is read) and the next frame painted
   const started = performance.now();
   await page.goto(self, { waitUntil: 'load' });
+  await page.evaluate('document.body.getBoundingClientRect().height');
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(0)))');
   const loadMs = performance.now() - started;
   return { ...watched, loadMs };
 }

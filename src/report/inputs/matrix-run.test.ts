@@ -54,7 +54,8 @@ test('a finished run directory is replayed from its journal: the same attributio
     const read = await readMatrixRunDir(join(dir, 'run'), dir);
     assert.equal(read.complete, true);
     assert.deepEqual(read.notes, []);
-    assert.deepEqual(withoutCounters(read.report), withoutCounters(original));
+    assert.equal(read.report.plan.file, 'plan.yaml', 'the plan as the journal names it');
+    assert.deepEqual(withoutCounters(read.report), withoutCounters({ ...original, plan: { ...original.plan, file: 'plan.yaml' } }));
     assert.equal(read.report.launches.thisRun, 0, 'the replay launched nothing');
     assert.deepEqual(read.report.interactions[0].interaction, kernelDefect);
 

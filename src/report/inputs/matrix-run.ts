@@ -128,7 +128,8 @@ export async function readMatrixRunDir(runDir: string, cwd: string): Promise<Mat
     }
   if (plan) {
     const report = await replay(plan, records);
-    if (report) return { report, complete: true, notes, journalText };
+    // the plan as the run named it, not where this process happened to find it
+    if (report) return { report: { ...report, plan: { ...report.plan, file: header.planFile } }, complete: true, notes, journalText };
     notes.push(`the run is incomplete (interrupted before the end): continue it with \`faultline matrix --resume ${runDir}\``);
   }
   const cells = records.flatMap((r) => (r.type === 'cell' ? [r.cell] : []));

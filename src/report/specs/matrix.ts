@@ -11,9 +11,6 @@ const CHANGED = 'other level';
 export const VERDICT_COLUMN = 'verdict';
 export const RATE_COLUMN = 'corrupt %';
 
-/** Verdicts as they fit in a tile (the legend spells them out). */
-const TILE_LABEL: Record<string, string> = { 'LAUNCH-FAILED': 'NO LAUNCH', 'PROBE-ERROR': 'PROBE ERR' };
-
 interface Tile {
   launch: string;
   column: string;
@@ -31,7 +28,7 @@ export function matrixTiles(m: MatrixData): Tile[] {
       const changed = level !== f.reference;
       tiles.push({ launch, column: f.name, kind: changed ? CHANGED : REFERENCE, label: changed ? level : '' });
     }
-    const verdict = TILE_LABEL[OUTCOME_LABEL[c.outcome]] ?? OUTCOME_LABEL[c.outcome] ?? c.outcome;
+    const verdict = OUTCOME_LABEL[c.outcome] ?? c.outcome;
     tiles.push({ launch, column: VERDICT_COLUMN, kind: verdict, label: verdict });
     if (c.corruptRate !== undefined)
       tiles.push({ launch, column: RATE_COLUMN, kind: 'rate', label: `${Math.round(100 * c.corruptRate)}`, rate: c.corruptRate });
@@ -46,7 +43,6 @@ export function matrixChart(m: MatrixData, index: number): ChartSpec {
   const labels = tiles.filter((t) => t.label !== '').length;
   const columns = [...m.factors.map((f) => f.name), VERDICT_COLUMN, RATE_COLUMN];
   const outcomes = Object.keys(OUTCOME_COLOR);
-  const outcomeNames = outcomes.map((o) => TILE_LABEL[o] ?? o);
   const x = { field: 'column', type: 'nominal', sort: columns, scale: { domain: columns }, axis: { orient: 'top', labelAngle: -30, title: null } } as const;
   const y = { field: 'launch', type: 'nominal', sort: null, axis: { title: null, labelFontSize: 10, labelLimit: 260 } } as const;
   return {
@@ -54,11 +50,11 @@ export function matrixChart(m: MatrixData, index: number): ChartSpec {
     title: 'Attribution matrix',
     caption:
       'One row per launch, in the order the run made them (phase after the id). Pale: the reference level; tinted: another level, named. ' +
-      'Verdict: the probe’s decision on that launch (NO LAUNCH: the server did not start; PROBE ERR: the probe could not talk to it); corrupt %: share of requests judged corrupt in the deciding probe.',
+      'Verdict: the probe’s decision on that launch (LAUNCH-FAILED: the server did not start; PROBE-ERROR: the probe could not talk to it); corrupt %: share of requests judged corrupt in the deciding probe.',
     expectedMarks: { matrix_cells: categorical, matrix_rate: rates, matrix_labels: labels },
     spec: {
       data: { values: tiles },
-      width: { step: 78 },
+      width: { step: 86 },
       height: { step: 15 },
       layer: [
         {
@@ -72,7 +68,7 @@ export function matrixChart(m: MatrixData, index: number): ChartSpec {
               field: 'kind',
               type: 'nominal',
               title: null,
-              scale: { domain: [REFERENCE, CHANGED, ...outcomeNames], range: [LEVEL_COLOR.reference, LEVEL_COLOR.changed, ...outcomes.map((o) => OUTCOME_COLOR[o])] },
+              scale: { domain: [REFERENCE, CHANGED, ...outcomes], range: [LEVEL_COLOR.reference, LEVEL_COLOR.changed, ...outcomes.map((o) => OUTCOME_COLOR[o])] },
               legend: { orient: 'bottom', direction: 'horizontal', columns: 4 },
             },
           },
@@ -97,13 +93,13 @@ export function matrixChart(m: MatrixData, index: number): ChartSpec {
         {
           name: 'matrix_labels',
           transform: [{ filter: "datum.label !== ''" }],
-          mark: { type: 'text', fontSize: 9, limit: 74 },
+          mark: { type: 'text', fontSize: 9, limit: 84 },
           encoding: {
             x,
             y,
             text: { field: 'label' },
             color: {
-              condition: { test: `indexof(['CORRUPT','${TILE_LABEL['LAUNCH-FAILED']}','PASS'], datum.kind) >= 0 || (datum.rate != null && datum.rate > 0.5)`, value: 'white' },
+              condition: { test: `indexof(['CORRUPT','LAUNCH-FAILED','PASS'], datum.kind) >= 0 || (datum.rate != null && datum.rate > 0.5)`, value: 'white' },
               value: '#222',
             },
           },
