@@ -16,9 +16,9 @@
  *
  * Then verify: the minimal configuration fails and each one-factor relaxation of it passes; a
  * relaxation that still fails (a wrong turn caused by a missed corruption) restarts the search
- * from it. Finally a context check moves every other factor off its reference level: if the
- * interaction then passes, some reference levels take part in it and a second search over the
- * background finds them. The caller's `test` applies the noise policy (trust a FAIL, confirm a
+ * from it. Finally a context check moves every factor the failing configuration leaves at its
+ * reference level off it: if that passes, some reference levels take part in the interaction and
+ * a second search between the two finds them. The caller's `test` applies the noise policy (trust a FAIL, confirm a
  * PASS) and caches configurations, so asking again costs nothing.
  */
 import type { ConstraintSet } from './constraints.js';
@@ -213,18 +213,20 @@ export async function localizeFailure(env: LocalizeEnv, failing: Config, referen
   let kept = first.kept;
   const relaxations = [...first.relaxations];
 
-  // Context check: the interaction with every other factor off its reference level.
-  const partial: number[] = minimal.map(() => UNSET);
-  for (const f of kept) partial[f] = minimal[f];
-  const moved = env.constraints.complete(partial, (f, v) => (v === reference[f] ? 2 : v === failing[f] ? 0 : 1));
+  // Context check: the failing configuration with every factor it leaves at the reference level
+  // moved off it (where the constraints allow). Passing means some of those reference levels take
+  // part; a second search between the two finds which. Only factors at their reference level in
+  // the failing configuration are candidates: its failure shows the others are not needed there.
+  const partial: number[] = failing.map((v, f) => (v !== reference[f] ? v : UNSET));
+  for (const f of kept) partial[f] = failing[f];
+  const moved = env.constraints.complete(partial, (f, v) => (v === reference[f] ? 2 : 1));
   let context: Localization['context'];
   let baselineKept: number[] = [];
-  if (moved && differing(moved, minimal).some((f) => !kept.includes(f))) {
+  if (moved && differing(moved, failing).length > 0) {
     const [v] = await env.test([moved], 'verify');
     context = { config: moved, verdict: v };
     if (v === 'pass') {
-      // Reference levels take part: which ones must stay for the failure to remain?
-      const second = await minimize(env, minimal, moved);
+      const second = await minimize(env, failing, moved);
       if (!second.ok)
         return { ...empty, status: 'inconclusive', minimal, relaxations, context, reason: `context search: ${second.reason}` };
       baselineKept = second.kept;

@@ -161,10 +161,12 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
       const cells = await runner.runAll(configs, purpose === 'search' ? 'localize' : 'verify');
       if (purpose === 'search') for (const c of configs) consultedBySearch.add(configKey(c));
       else {
-        // A PASS that verification leans on and that the search also relied on gets a second,
-        // separate launch: one missed corruption there would otherwise be both the wrong turn
-        // and its own confirmation.
-        const reused = cells.filter((c) => verdictOf(c) === 'pass' && consultedBySearch.has(configKey(c.config)));
+        // A PASS that verification leans on but that ran earlier (in the array, or in the search
+        // it is meant to check) gets a second, separate launch: one missed corruption there would
+        // otherwise be both the wrong turn and its own confirmation.
+        const reused = cells.filter(
+          (c) => verdictOf(c) === 'pass' && (c.phase !== 'verify' || consultedBySearch.has(configKey(c.config))),
+        );
         const rechecks = await Promise.all(reused.map((c) => runner.run(c.config, 'verify', c.id)));
         for (const r of rechecks) if (r.outcome === 'corrupt') failed.add(configKey(r.config));
       }
@@ -184,7 +186,10 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
       continue;
     }
     emit({ type: 'phase', phase: 'localize', detail: `localizing the failure of ${cell.id}` });
-    localizations.push({ source: cell.id, result: await localizeFailure(env, cell.config, plan.baseline) });
+    const result = await localizeFailure(env, cell.config, plan.baseline);
+    const same = localizations.findIndex((l) => l.result.status === 'found' && sameInteraction(l.result, result));
+    if (result.status === 'found' && same >= 0) explained[cell.id] = same;
+    else localizations.push({ source: cell.id, result });
   }
 
   const cells = await runner.results();
@@ -224,6 +229,11 @@ async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal
       hint: 'the reference server must answer the probe; check its log and the probe options in the plan',
     });
   }
+}
+
+function sameInteraction(a: Localization, b: Localization): boolean {
+  const text = (l: Localization) => JSON.stringify(l.interaction);
+  return text(a) === text(b);
 }
 
 function dedupe(rows: Config[]): Config[] {
