@@ -20,8 +20,13 @@ export interface Listening {
 
 export function listen(app: Hono, host: string, port: number): Promise<Listening> {
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server;
-  // clients that stall must not hold sockets forever; generation can take long, so no request timeout
+  // Generation can take long, so no request timeout. Idle keep-alive sockets are closed by the client,
+  // never by a server timer: an engine step blocks the event loop (seconds for long prefills), and a
+  // keep-alive timer that fires right after such a step runs before the socket is read, destroying a
+  // socket the client has just sent its next request on (ECONNRESET; seen with the probe's undici client).
+  // SIGTERM still closes every connection (close() below).
   server.requestTimeout = 0;
+  server.keepAliveTimeout = 0;
   server.headersTimeout = 60_000;
   return new Promise((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) =>
