@@ -1,0 +1,182 @@
+/**
+ * Oracle comparison on the real engine, in process (faster than HTTP; the HTTP path is covered by
+ * test/e2e/probe.test.ts). Four oracles judge the same generations:
+ *
+ *  - faultline: judgeRequest per request + the sequential test (alarm = CORRUPT verdict)
+ *  - exact match (vLLM check_outputs_equal): alarm at the first request whose tokens differ
+ *  - check_logprobs_close: alarm at the first request whose first mismatch is outside top-N
+ *  - accuracy-style: each prompt is a continuation task (the next 8 tokens of the held-out text);
+ *    alarm when the candidate's accuracy over the requests so far is below the reference's − 0.08
+ *    (checked only from 8 requests on, as an eval would need a few items)
+ *
+ * Table 1: requests and generated tokens until each oracle first alarms on the canonical fault
+ * (sm100-affected, FP8 KV, BF16 Q, MTP k = 7 vs a BF16-KV reference, window-crossing suite).
+ * Table 2: false-alarm rate over --probes benign probes with different seeds (candidates alternate:
+ * FP8 KV on sm100-fixed; float32 vs bfloat16 activations), each probe --requests requests.
+ *
+ *   node --import tsx bench/oracle.ts [--probes 20] [--requests 8] [--max-tokens 64] [--detect-requests 24]
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createRng } from '../src/core/rng.js';
+import { tokensFromArgv } from '../src/deployment/argv-token.js';
+import { parseVllmArgs } from '../src/deployment/vllm-args.js';
+import { createBackend } from '../src/engine/emulate.js';
+import { Engine } from '../src/engine/engine.js';
+import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
+import { generate } from '../src/engine/generate.js';
+import { loadModel } from '../src/engine/load-model.js';
+import type { Model } from '../src/engine/model.js';
+import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
+import { createByteTokenizer } from '../src/engine/tokenizer.js';
+import { accuracyCheck, checkLogprobsClose, continuationCorrect, exactMatch } from '../src/oracle/baselines.js';
+import { RunningMargin } from '../src/oracle/margin.js';
+import { SequentialTest } from '../src/oracle/stats.js';
+import type { Generation, ScoredToken } from '../src/oracle/types.js';
+import { judgeRequest } from '../src/oracle/verdict.js';
+import { windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
+import { specConfig } from '../src/engine/spec/config.js';
+import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
+
+const argOf = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const PROBES = argOf('probes', 20);
+const REQUESTS = argOf('requests', 8);
+const DETECT_REQUESTS = argOf('detect-requests', 24);
+const MAX_TOKENS = argOf('max-tokens', 64);
+const LOGPROBS = 5;
+const TASK_TOKENS = 8;
+const root = (p: string) => fileURLToPath(new URL(`../${p}`, import.meta.url));
+const corpus = readFileSync(root('data/heldout-prose.txt'), 'utf8');
+const model: Model = loadModel(root('models/tiny-swa'));
+const W = model.config.slidingWindow!;
+
+interface Side {
+  engine: Engine;
+  k: number;
+}
+
+function side(flags: string[], k = 0): Side {
+  const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: process.cwd(), extraFlags: [...ENGINE_FLAG_SPECS] });
+  const s = resolveEngineSettings(parsed.args, model.config, new Set());
+  const engine = new Engine(model, {
+    precision: s.precision,
+    kvDtype: s.kvDtype,
+    pageSize: s.pageSize,
+    cacheKind: 'paged',
+    numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
+    backend: createBackend(s.attention),
+    numSpeculativeTokens: k,
+  });
+  return { engine, k };
+}
+
+function generation(s: Side, prompt: number[], maxTokens: number, seed: number): Generation {
+  const emitted = s.k
+    ? speculativeGenerate(s.engine, prompt, { spec: specConfig('mtp', s.k), maxTokens, logprobs: LOGPROBS }).tokens
+    : generate(s.engine, prompt, { maxTokens, sampling: GREEDY, seed, logprobs: LOGPROBS, stopAtEos: false }).tokens;
+  const steps = emitted.map((t) => ({ token: t.id, logprob: t.logprob, top: t.top.map((x) => ({ token: x.id, logprob: x.logprob })) }));
+  return { tokens: steps.map((x) => x.token), steps };
+}
+
+/** The reference's prompt_logprobs for the candidate's continuation (one prefill). */
+function score(s: Side, prompt: number[], continuation: number[]): ScoredToken[] {
+  const seq = [...prompt, ...continuation];
+  const V = model.config.vocabSize;
+  const { logits } = s.engine.forward([{ seqId: 99, tokens: seq }])[0];
+  s.engine.release(99);
+  return continuation.map((token, i) => {
+    const row = prompt.length + i - 1;
+    const lp = logSoftmax(logits.subarray(row * V, (row + 1) * V));
+    let top = 0;
+    let rank = 1;
+    for (let x = 0; x < V; x++) {
+      if (lp[x] > lp[top]) top = x;
+      if (lp[x] > lp[token]) rank++;
+    }
+    return { token, logprob: lp[token], rank, topLogprob: lp[top], topToken: top };
+  });
+}
+
+/** A prompt cut from the held-out text, and the text's next TASK_TOKENS tokens (the accuracy item). */
+function promptOf(plan: LengthPlan, index: number, seed: number): { prompt: number[]; expected: number[] } {
+  const rng = createRng((seed * 1000003 + index * 7919) >>> 0);
+  const start = rng.int(corpus.length - 8 * plan.length - 64);
+  const ids = createByteTokenizer().encode(corpus.slice(start, start + 8 * plan.length + 64), { addBos: true });
+  return { prompt: ids.slice(0, plan.length), expected: ids.slice(plan.length, plan.length + TASK_TOKENS) };
+}
+
+type Oracle = 'faultline' | 'exact match' | 'check_logprobs_close' | 'accuracy (−0.08)';
+const ORACLES: Oracle[] = ['faultline', 'exact match', 'check_logprobs_close', 'accuracy (−0.08)'];
+
+/** Runs one probe; returns, per oracle, the 1-based request index and tokens generated (both sides) at its first alarm. */
+function runProbe(ref: Side, cand: Side, seed: number, requests: number): Map<Oracle, { request: number; tokens: number }> {
+  const plans = windowCrossingPlan({ window: W, pageSize: 16, requests, maxTokens: MAX_TOKENS, seed, maxModelLen: model.config.maxPositions });
+  const seq = new SequentialTest();
+  const running = new RunningMargin(undefined, W);
+  const alarms = new Map<Oracle, { request: number; tokens: number }>();
+  const refOk: boolean[] = [];
+  const candOk: boolean[] = [];
+  let tokens = 0;
+  for (const [i, plan] of plans.entries()) {
+    const { prompt, expected } = promptOf(plan, i, seed);
+    const r = generation(ref, prompt, plan.maxTokens, seed);
+    const c = generation(cand, prompt, plan.maxTokens, seed);
+    tokens += r.tokens.length + c.tokens.length;
+    const agree = r.tokens.findIndex((t, k) => t !== c.tokens[k]);
+    const margin = running.next(r, c, prompt.length);
+    const j = judgeRequest({
+      reference: r,
+      candidate: c,
+      scores: agree >= 0 ? score(ref, prompt, c.tokens) : undefined,
+      promptLength: prompt.length,
+      frame: { window: W, pageSize: 16 },
+      margin,
+    });
+    const alarm = (o: Oracle, yes: boolean) => {
+      if (yes && !alarms.has(o)) alarms.set(o, { request: i + 1, tokens });
+    };
+    alarm('faultline', seq.add(j.verdict === 'corrupt' ? 'corrupt' : 'clean').verdict === 'CORRUPT');
+    alarm('exact match', !exactMatch(r, c).pass);
+    alarm('check_logprobs_close', !checkLogprobsClose(r, c).pass);
+    refOk.push(continuationCorrect(expected, r.tokens));
+    candOk.push(continuationCorrect(expected, c.tokens));
+    alarm('accuracy (−0.08)', refOk.length >= 8 && !accuracyCheck(refOk, candOk).pass);
+    if (alarms.size === ORACLES.length) break;
+  }
+  return alarms;
+}
+
+const REF = ['--kv-cache-dtype', 'bfloat16'];
+const CANONICAL = ['--emulate', 'sm100-affected', '--kv-cache-dtype', 'fp8_e4m3', '--attention-config', '{"disable_flashinfer_q_quantization": true}'];
+const BENIGN: [string, string[]][] = [
+  ['FP8 KV, sm100-fixed', ['--kv-cache-dtype', 'fp8_e4m3', '--emulate', 'sm100-fixed']],
+  ['float32 vs bfloat16', [...REF, '--dtype', 'float32']],
+];
+
+const t0 = performance.now();
+console.log(`oracle bench (in process, models/tiny-swa, window ${W}, max_tokens ${MAX_TOKENS}, top-${LOGPROBS})\n`);
+console.log(`1. canonical fault (sm100-affected, FP8 KV, BF16 Q, MTP k=7) vs BF16-KV reference, window-crossing, seed 0, up to ${DETECT_REQUESTS} requests`);
+const detect = runProbe(side(REF), side(CANONICAL, 7), 0, DETECT_REQUESTS);
+console.log(`   ${'oracle'.padEnd(22)} ${'requests'.padStart(8)} ${'tokens'.padStart(8)}`);
+for (const o of ORACLES) {
+  const a = detect.get(o);
+  console.log(`   ${o.padEnd(22)} ${(a ? String(a.request) : `> ${DETECT_REQUESTS}`).padStart(8)} ${(a ? String(a.tokens) : '–').padStart(8)}`);
+}
+
+console.log(`\n2. benign candidates, ${PROBES} probes (seeds 1…${PROBES}, candidates alternate: ${BENIGN.map((b) => b[0]).join(' / ')}), ${REQUESTS} requests each`);
+const falseAlarms = new Map<Oracle, number>(ORACLES.map((o) => [o, 0]));
+const ref = side(REF);
+const cands = BENIGN.map(([, flags]) => side(flags));
+for (let p = 0; p < PROBES; p++) {
+  const alarms = runProbe(ref, cands[p % cands.length], p + 1, REQUESTS);
+  for (const o of alarms.keys()) falseAlarms.set(o, falseAlarms.get(o)! + 1);
+}
+console.log(`   ${'oracle'.padEnd(22)} ${'false alarms'.padStart(12)} ${'rate'.padStart(7)}`);
+for (const o of ORACLES) {
+  const n = falseAlarms.get(o)!;
+  console.log(`   ${o.padEnd(22)} ${`${n}/${PROBES}`.padStart(12)} ${`${((100 * n) / PROBES).toFixed(0)}%`.padStart(7)}`);
+}
+console.log(`\n${((performance.now() - t0) / 1000).toFixed(1)} s`);
