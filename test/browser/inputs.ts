@@ -7,12 +7,15 @@
  *    marker; the candidate corrupts tokens past the window. A small proxy gives the servers a
  *    tokenizer in which the marker byte is one token spelling an XSS payload, so the model's
  *    detokenized output contains `<script>…` the way a BPE model's can;
- *  - matrix: there is no `faultline matrix` command yet, so the run is made by the library
- *    (runMatrix + the journal) on the seed-shaped plan with the fake executor (src/matrix/fake-executor.ts);
+ *  - matrix, real: test/fixtures/report/seed-b200-run, a `faultline matrix` run of the seed-b200 plan
+ *    against faultline's engine (12 minutes, so it is recorded once, not rerun here; see its README);
+ *  - matrix, simulated: a run made by the library (runMatrix + the journal) on the seed-shaped plan
+ *    with the fake executor (src/matrix/fake-executor.ts), which hides the canonical interaction, so
+ *    the report's localization sections have something to show; the report replays it from the journal;
  *  - a 500-launch attribution report built from a real factor space and a hidden fault rule, for
  *    the size and render-time limits (no run that large exists).
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -103,8 +106,14 @@ export async function makeProbeJson(dir: string): Promise<string> {
 
 export const KERNEL_DEFECT = { fp8_kv: 'on', spec_k: '7', q_quant: 'disabled' };
 
+export function copySeedRun(dir: string): string {
+  const runDir = join(dir, 'seed-b200-run');
+  cpSync(join(repoRoot, 'test/fixtures/report/seed-b200-run'), runDir, { recursive: true });
+  return runDir;
+}
+
 export async function makeMatrixRun(dir: string): Promise<string> {
-  const runDir = join(dir, 'matrix-run');
+  const runDir = join(dir, 'simulated-matrix-run');
   copyFileSync(join(repoRoot, 'test/fixtures/matrix/seed-like.yaml'), join(dir, 'seed-like.yaml'));
   const plan = loadPlanFile(join(dir, 'seed-like.yaml'));
   // recorded as a user would have typed it in `dir`: the report finds it next to the run directory

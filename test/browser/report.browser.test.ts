@@ -14,17 +14,17 @@ import { join } from 'node:path';
 import { CONTENT_SECURITY_POLICY } from '../../src/report/html.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
 import { openBrowser, openReport, type OpenBrowser } from './chromium.js';
-import { KERNEL_DEFECT, makeKernelJson, makeLargeAttribution, makeLintJson, makeMatrixRun, makeProbeJson, XSS } from './inputs.js';
+import { copySeedRun, KERNEL_DEFECT, makeKernelJson, makeLargeAttribution, makeLintJson, makeMatrixRun, makeProbeJson, XSS } from './inputs.js';
 
 const imgDir = join(repoRoot, 'docs/img');
 let dir: string;
 let browser: OpenBrowser;
-let inputs: { lint: string; kernel: string; probe: string; matrix: string; large: string };
+let inputs: { lint: string; kernel: string; probe: string; matrix: string; seed: string; large: string };
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'faultline-report-browser-'));
   const [lint, kernel, probe, matrix] = await Promise.all([makeLintJson(dir), makeKernelJson(dir), makeProbeJson(dir), makeMatrixRun(dir)]);
-  inputs = { lint, kernel, probe, matrix, large: makeLargeAttribution(dir) };
+  inputs = { lint, kernel, probe, matrix, seed: copySeedRun(dir), large: makeLargeAttribution(dir) };
   browser = await openBrowser();
   mkdirSync(imgDir, { recursive: true });
 });
@@ -61,7 +61,7 @@ async function chartMarks(page: import('playwright-core').Page): Promise<Record<
 
 test('a report from real runs: offline, escaped, every chart drawn; screenshots of each section', async () => {
   const html = join(dir, 'report.html');
-  await report([inputs.matrix, inputs.probe, inputs.kernel, inputs.lint, '--title', 'faultline report: seed-b200 case', '--png', join(dir, 'png')], html);
+  await report([inputs.seed, inputs.matrix, inputs.probe, inputs.kernel, inputs.lint, '--title', 'faultline report: seed-b200 case', '--png', join(dir, 'png')], html);
   const r = await openReport(browser.context, html);
   const { page } = r;
   assert.deepEqual(r.requests, [], 'no network request attempted');
@@ -71,16 +71,17 @@ test('a report from real runs: offline, escaped, every chart drawn; screenshots 
 
   // charts: the ones each section must have, each with the marks its data implies
   const marks = await chartMarks(page);
-  assert.deepEqual(Object.keys(marks).sort(), ['kernel-1-alignment', 'kernel-1-row-head', 'matrix-1-heatmap', 'probe-1-page-offsets', 'probe-1-positions']);
+  assert.deepEqual(Object.keys(marks).sort(), ['kernel-1-alignment', 'kernel-1-row-head', 'matrix-1-heatmap', 'matrix-2-heatmap', 'probe-1-page-offsets', 'probe-1-positions']);
+  const seed = JSON.parse(readFileSync(join(inputs.seed, 'attribution.json'), 'utf8')) as { cells: unknown[]; factors: unknown[] };
+  assert.equal(marks['matrix-1-heatmap'].matrix_cells, seed.cells.length * (seed.factors.length + 1), 'the real run: a tile per launch × (factors + verdict)');
   const kernel = JSON.parse(readFileSync(inputs.kernel, 'utf8')) as { dumps: { ok: boolean; qLenPerReq: number; numHeads: number }[] };
   const wrong = kernel.dumps.filter((d) => !d.ok);
   assert.ok(wrong.length > 0, 'the fault model made some dumps wrong');
   assert.equal(marks['kernel-1-row-head'].kernel_row_head, Math.max(...wrong.map((d) => d.qLenPerReq)) * wrong[0].numHeads);
   assert.equal(marks['probe-1-page-offsets'].probe_page_offsets, 16, 'every slot of a 16-token page');
   assert.equal(marks['probe-1-positions'].probe_window, 1, 'the window boundary is marked');
-  const launches = await page.locator('table.steps tbody tr').count();
-  assert.ok(launches > 0, 'localization steps listed');
-  assert.equal(marks['matrix-1-heatmap'].matrix_cells % 9, 0, '8 factors + verdict per launch');
+  assert.ok((await page.locator('#matrix-2 table.steps tbody tr').count()) > 0, 'localization steps listed');
+  assert.equal(marks['matrix-2-heatmap'].matrix_cells % 9, 0, '8 factors + verdict per launch');
 
   // the minimal interaction the fake world hides is what the report names
   const summary = await page.locator('#summary').innerText();
@@ -100,7 +101,8 @@ test('a report from real runs: offline, escaped, every chart drawn; screenshots 
   await page.setViewportSize({ width: 1200, height: 900 });
   const shots: [string, string][] = [
     ['header, #summary', 'report-summary.png'],
-    ['#matrix-1', 'report-matrix.png'],
+    ['#matrix-1', 'report-matrix-seed-b200.png'],
+    ['#matrix-2', 'report-matrix.png'],
     ['#probe-1', 'report-probe.png'],
     ['#kernel-1', 'report-kernel.png'],
     ['#lint-1', 'report-lint.png'],

@@ -123,3 +123,30 @@ test('malformed inputs are UserErrors with a location and a hint', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('probe --out (the full report): judged token counts come from each judgement', async () => {
+  const dir = scratch();
+  try {
+    const summary = json('probe-fake-corrupt.json');
+    // the full report's request shape: prompt ids and the judgement instead of promptLength/verdict
+    const full = {
+      ...summary,
+      requests: summary.requests.map((r: { id: string; promptLength: number; maxTokens: number; verdict: string; corruptTokens: unknown[] }, i: number) => ({
+        id: r.id,
+        index: i,
+        promptTokens: Array.from({ length: r.promptLength }, () => 65),
+        maxTokens: r.maxTokens,
+        judgement: { verdict: r.verdict, reasons: [], notes: [], errors: [], excessRepetition: [], corruptTokens: r.corruptTokens, judgedTokens: i === 0 ? 10 : r.maxTokens },
+      })),
+    };
+    writeFileSync(join(dir, 'full.json'), JSON.stringify(full));
+    const p = await loadInput('full.json', dir);
+    assert.equal(p.kind, 'probe');
+    if (p.kind !== 'probe') return;
+    assert.equal(p.data.generatedFrom, 'judged tokens');
+    assert.equal(p.data.byPosition.reduce((n, b) => n + b.generated, 0), summary.tokens.judged - (summary.requests[0].maxTokens - 10));
+    assert.equal(p.data.corruptTokens.length, summary.tokens.corrupt);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
