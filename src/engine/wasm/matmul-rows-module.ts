@@ -12,93 +12,170 @@
  * `ldw` > len lets a caller reduce over a column range of a weight matrix (batch-variant split-K).
  */
 
-const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-const str = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-
-const get = (i: number) => [0x20, ...uleb(i)];
-const set = (i: number) => [0x21, ...uleb(i)];
-const i32c = (n: number) => [0x41, ...sleb(n)];
-const [add, mul, and, geU] = [[0x6a], [0x6c], [0x71], [0x4f]];
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const v128load = (offset: number) => simd(0x00, 4, ...uleb(offset));
-const [f32x4add, f32x4mul] = [simd(228), simd(230)];
-const lane = (l: number) => simd(31, l);
-const v128zero = simd(12, ...new Array(16).fill(0));
-const f32load = [0x2a, 2, 0], f32store = [0x38, 2, 0], f32add = [0x92], f32mul = [0x94];
-const block = (body: number[]) => [0x02, 0x40, ...body, 0x0b];
-const loop = (body: number[]) => [0x03, 0x40, ...body, 0x0b];
-const brIf = (d: number) => [0x0d, ...uleb(d)];
-const br = (d: number) => [0x0c, ...uleb(d)];
+import {
+  I32,
+  F32,
+  V128,
+  uleb,
+  section,
+  vec,
+  str,
+  get,
+  set,
+  i32c,
+  add,
+  mul,
+  and,
+  geU,
+  v128load,
+  f32x4add,
+  f32x4mul,
+  lane,
+  v128zero,
+  block,
+  loop,
+  brIf,
+  br,
+} from './assembler.js';
+const f32load = [0x2a, 2, 0],
+  f32store = [0x38, 2, 0],
+  f32add = [0x92],
+  f32mul = [0x94];
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** The body of rowsR: params 0 w, 1 x, 2 out, 3 len, 4 O, 5 ldw, 6 ldx. */
 function rowsFunction(R: number): number[] {
   const [W, X, OUT, LEN, O, LDW, LDX] = [0, 1, 2, 3, 4, 5, 6];
-  const o = 7, wp = 8, j = 9, end = 10;
+  const o = 7,
+    wp = 8,
+    j = 9,
+    end = 10;
   const xr = (r: number) => 11 + r; // i32: row r's x base
   const wv = 11 + R; // v128: the weight chunk
   const acc = (r: number, q: number) => 12 + R + 4 * r + q; // v128
   const s = (r: number) => 12 + 5 * R + r; // f32
-  const locals = vec([[4 + R, I32], [1 + 4 * R, V128], [R, F32]]);
+  const locals = vec([
+    [4 + R, I32],
+    [1 + 4 * R, V128],
+    [R, F32],
+  ]);
 
   const setEnd = (mask: number) => [...get(LEN), ...i32c(mask), ...and, ...i32c(4), ...mul, ...set(end)];
-  const macc = (r: number, q: number, offset: number) => [...get(acc(r, q)), ...get(wv), ...get(xr(r)), ...get(j), ...add, ...v128load(offset), ...f32x4mul, ...f32x4add, ...set(acc(r, q))];
+  const macc = (r: number, q: number, offset: number) => [
+    ...get(acc(r, q)),
+    ...get(wv),
+    ...get(xr(r)),
+    ...get(j),
+    ...add,
+    ...v128load(offset),
+    ...f32x4mul,
+    ...f32x4add,
+    ...set(acc(r, q)),
+  ];
   const loadW = (offset: number) => [...get(wp), ...get(j), ...add, ...v128load(offset), ...set(wv)];
   const bumpJ = (by: number) => [...get(j), ...i32c(by), ...add, ...set(j)];
-  const untilEnd = (body: number[]) => block(loop([...get(j), ...get(end), ...geU, ...brIf(1), ...body, ...br(0)]));
+  const untilEnd = (body: number[]) =>
+    block(loop([...get(j), ...get(end), ...geU, ...brIf(1), ...body, ...br(0)]));
 
   const body = [
     // xr[r] = x + r·ldx·4
     ...range(R).flatMap((r) => [...get(X), ...get(LDX), ...i32c(4 * r), ...mul, ...add, ...set(xr(r))]),
-    ...i32c(0), ...set(o),
-    ...block(loop([
-      ...get(o), ...get(O), ...geU, ...brIf(1),
-      ...get(W), ...get(o), ...get(LDW), ...mul, ...i32c(4), ...mul, ...add, ...set(wp),
-      ...range(R).flatMap((r) => [...range(4).flatMap((q) => [...v128zero, ...set(acc(r, q))]), 0x43, 0, 0, 0, 0, ...set(s(r))]),
-      ...i32c(0), ...set(j),
-      ...setEnd(~15),
-      ...untilEnd([...range(4).flatMap((q) => [...loadW(16 * q), ...range(R).flatMap((r) => macc(r, q, 16 * q))]), ...bumpJ(64)]),
-      ...setEnd(~3),
-      ...untilEnd([...loadW(0), ...range(R).flatMap((r) => macc(r, 0, 0)), ...bumpJ(16)]),
-      ...get(LEN), ...i32c(4), ...mul, ...set(end),
-      ...untilEnd([
-        ...range(R).flatMap((r) => [...get(s(r)), ...get(wp), ...get(j), ...add, ...f32load, ...get(xr(r)), ...get(j), ...add, ...f32load, ...f32mul, ...f32add, ...set(s(r))]),
-        ...bumpJ(4),
+    ...i32c(0),
+    ...set(o),
+    ...block(
+      loop([
+        ...get(o),
+        ...get(O),
+        ...geU,
+        ...brIf(1),
+        ...get(W),
+        ...get(o),
+        ...get(LDW),
+        ...mul,
+        ...i32c(4),
+        ...mul,
+        ...add,
+        ...set(wp),
+        ...range(R).flatMap((r) => [
+          ...range(4).flatMap((q) => [...v128zero, ...set(acc(r, q))]),
+          0x43,
+          0,
+          0,
+          0,
+          0,
+          ...set(s(r)),
+        ]),
+        ...i32c(0),
+        ...set(j),
+        ...setEnd(~15),
+        ...untilEnd([
+          ...range(4).flatMap((q) => [...loadW(16 * q), ...range(R).flatMap((r) => macc(r, q, 16 * q))]),
+          ...bumpJ(64),
+        ]),
+        ...setEnd(~3),
+        ...untilEnd([...loadW(0), ...range(R).flatMap((r) => macc(r, 0, 0)), ...bumpJ(16)]),
+        ...get(LEN),
+        ...i32c(4),
+        ...mul,
+        ...set(end),
+        ...untilEnd([
+          ...range(R).flatMap((r) => [
+            ...get(s(r)),
+            ...get(wp),
+            ...get(j),
+            ...add,
+            ...f32load,
+            ...get(xr(r)),
+            ...get(j),
+            ...add,
+            ...f32load,
+            ...f32mul,
+            ...f32add,
+            ...set(s(r)),
+          ]),
+          ...bumpJ(4),
+        ]),
+        ...range(R).flatMap((r) => [
+          ...get(acc(r, 0)),
+          ...get(acc(r, 1)),
+          ...f32x4add,
+          ...get(acc(r, 2)),
+          ...get(acc(r, 3)),
+          ...f32x4add,
+          ...f32x4add,
+          ...set(acc(r, 0)),
+          // address out + (r·O + o)·4
+          ...get(OUT),
+          ...get(O),
+          ...i32c(r),
+          ...mul,
+          ...get(o),
+          ...add,
+          ...i32c(4),
+          ...mul,
+          ...add,
+          ...get(acc(r, 0)),
+          ...lane(0),
+          ...get(acc(r, 0)),
+          ...lane(1),
+          ...f32add,
+          ...get(acc(r, 0)),
+          ...lane(2),
+          ...get(acc(r, 0)),
+          ...lane(3),
+          ...f32add,
+          ...f32add,
+          ...get(s(r)),
+          ...f32add,
+          ...f32store,
+        ]),
+        ...get(o),
+        ...i32c(1),
+        ...add,
+        ...set(o),
+        ...br(0),
       ]),
-      ...range(R).flatMap((r) => [
-        ...get(acc(r, 0)), ...get(acc(r, 1)), ...f32x4add, ...get(acc(r, 2)), ...get(acc(r, 3)), ...f32x4add, ...f32x4add, ...set(acc(r, 0)),
-        // address out + (r·O + o)·4
-        ...get(OUT), ...get(O), ...i32c(r), ...mul, ...get(o), ...add, ...i32c(4), ...mul, ...add,
-        ...get(acc(r, 0)), ...lane(0), ...get(acc(r, 0)), ...lane(1), ...f32add, ...get(acc(r, 0)), ...lane(2), ...get(acc(r, 0)), ...lane(3), ...f32add, ...f32add, ...get(s(r)), ...f32add,
-        ...f32store,
-      ]),
-      ...get(o), ...i32c(1), ...add, ...set(o),
-      ...br(0),
-    ])),
+    ),
     0x0b,
   ];
   return [...locals, ...body];
@@ -110,7 +187,14 @@ export const MAX_BLOCK_ROWS = 4;
 export function matmulRowsModuleBytes(): Uint8Array {
   const fns = range(MAX_BLOCK_ROWS).map((i) => rowsFunction(i + 1));
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([[0x60, ...vec(range(7).map(() => [I32])), 0]])),
     ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
     ...section(3, vec(fns.map(() => [0]))),

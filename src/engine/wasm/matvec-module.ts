@@ -7,94 +7,201 @@
  * before each add (no FMA). The order is fixed, so results are deterministic and batch-invariant.
  */
 
-const I32 = 0x7f, F32 = 0x7d, V128 = 0x7b;
-
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(b & 0x40)) || (n === -1 && b & 0x40)) return [...out, b];
-    out.push(b | 0x80);
-  }
-}
-
-const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
-const vec = (items: number[][]) => [...uleb(items.length), ...items.flat()];
-const str = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-
-// instructions
-const get = (i: number) => [0x20, ...uleb(i)];
-const set = (i: number) => [0x21, ...uleb(i)];
-const i32c = (n: number) => [0x41, ...sleb(n)];
-const add = [0x6a], mul = [0x6c], and = [0x71], geU = [0x4f];
-const simd = (op: number, ...imm: number[]) => [0xfd, ...uleb(op), ...imm];
-const v128load = (offset: number) => simd(0x00, 4, ...uleb(offset)); // align 2^4
-const f32x4add = simd(228), f32x4mul = simd(230);
-const lane = (l: number) => simd(31, l);
-const v128zero = simd(12, ...new Array(16).fill(0));
-const block = (body: number[]) => [0x02, 0x40, ...body, 0x0b];
-const loop = (body: number[]) => [0x03, 0x40, ...body, 0x0b];
-const brIf = (d: number) => [0x0d, ...uleb(d)];
-const br = (d: number) => [0x0c, ...uleb(d)];
+import {
+  I32,
+  F32,
+  V128,
+  uleb,
+  section,
+  vec,
+  str,
+  get,
+  set,
+  i32c,
+  add,
+  mul,
+  and,
+  geU,
+  v128load,
+  f32x4add,
+  f32x4mul,
+  lane,
+  v128zero,
+  block,
+  loop,
+  brIf,
+  br,
+} from './assembler.js';
 
 // params: 0 w, 1 x, 2 out, 3 D, 4 O; locals: 5 o, 6 wp, 7 xp, 8 end, 9..12 a0..a3 (v128), 13 s (f32)
 const [W, X, OUT, D, O, o, wp, xp, end, a0, a1, a2, a3, s] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13];
 
 /** acc += load(wp + off) * load(xp + off) */
-const macc = (acc: number, off: number) => [...get(acc), ...get(wp), ...v128load(off), ...get(xp), ...v128load(off), ...f32x4mul, ...f32x4add, ...set(acc)];
+const macc = (acc: number, off: number) => [
+  ...get(acc),
+  ...get(wp),
+  ...v128load(off),
+  ...get(xp),
+  ...v128load(off),
+  ...f32x4mul,
+  ...f32x4add,
+  ...set(acc),
+];
 const bump = (p: number, by: number) => [...get(p), ...i32c(by), ...add, ...set(p)];
 /** end = x + (D & mask) · 4 */
-const setEnd = (mask: number) => [...get(X), ...get(D), ...i32c(mask), ...and, ...i32c(4), ...mul, ...add, ...set(end)];
+const setEnd = (mask: number) => [
+  ...get(X),
+  ...get(D),
+  ...i32c(mask),
+  ...and,
+  ...i32c(4),
+  ...mul,
+  ...add,
+  ...set(end),
+];
 
 const body = [
-  ...i32c(0), ...set(o),
-  ...block(loop([
-    ...get(o), ...get(O), ...geU, ...brIf(1),
-    // wp = w + o·D·4, xp = x
-    ...get(W), ...get(o), ...get(D), ...mul, ...i32c(4), ...mul, ...add, ...set(wp),
-    ...get(X), ...set(xp),
-    ...v128zero, ...set(a0), ...v128zero, ...set(a1), ...v128zero, ...set(a2), ...v128zero, ...set(a3),
-    ...setEnd(~15),
-    ...block(loop([...get(xp), ...get(end), ...geU, ...brIf(1), ...macc(a0, 0), ...macc(a1, 16), ...macc(a2, 32), ...macc(a3, 48), ...bump(wp, 64), ...bump(xp, 64), ...br(0)])),
-    ...setEnd(~3),
-    ...block(loop([...get(xp), ...get(end), ...geU, ...brIf(1), ...macc(a0, 0), ...bump(wp, 16), ...bump(xp, 16), ...br(0)])),
-    0x43, 0, 0, 0, 0, ...set(s), // f32.const 0
-    ...setEnd(-1),
-    ...block(loop([
-      ...get(xp), ...get(end), ...geU, ...brIf(1),
-      ...get(s), ...get(wp), 0x2a, 2, 0, ...get(xp), 0x2a, 2, 0, 0x94, 0x92, ...set(s), // s += f32(w)·f32(x)
-      ...bump(wp, 4), ...bump(xp, 4), ...br(0),
-    ])),
-    // a0 = (a0 + a1) + (a2 + a3); out[o] = ((l0 + l1) + (l2 + l3)) + s
-    ...get(a0), ...get(a1), ...f32x4add, ...get(a2), ...get(a3), ...f32x4add, ...f32x4add, ...set(a0),
-    ...get(OUT), ...get(o), ...i32c(4), ...mul, ...add,
-    ...get(a0), ...lane(0), ...get(a0), ...lane(1), 0x92, ...get(a0), ...lane(2), ...get(a0), ...lane(3), 0x92, 0x92, ...get(s), 0x92,
-    0x38, 2, 0, // f32.store
-    ...bump(o, 1),
-    ...br(0),
-  ])),
+  ...i32c(0),
+  ...set(o),
+  ...block(
+    loop([
+      ...get(o),
+      ...get(O),
+      ...geU,
+      ...brIf(1),
+      // wp = w + o·D·4, xp = x
+      ...get(W),
+      ...get(o),
+      ...get(D),
+      ...mul,
+      ...i32c(4),
+      ...mul,
+      ...add,
+      ...set(wp),
+      ...get(X),
+      ...set(xp),
+      ...v128zero,
+      ...set(a0),
+      ...v128zero,
+      ...set(a1),
+      ...v128zero,
+      ...set(a2),
+      ...v128zero,
+      ...set(a3),
+      ...setEnd(~15),
+      ...block(
+        loop([
+          ...get(xp),
+          ...get(end),
+          ...geU,
+          ...brIf(1),
+          ...macc(a0, 0),
+          ...macc(a1, 16),
+          ...macc(a2, 32),
+          ...macc(a3, 48),
+          ...bump(wp, 64),
+          ...bump(xp, 64),
+          ...br(0),
+        ]),
+      ),
+      ...setEnd(~3),
+      ...block(
+        loop([
+          ...get(xp),
+          ...get(end),
+          ...geU,
+          ...brIf(1),
+          ...macc(a0, 0),
+          ...bump(wp, 16),
+          ...bump(xp, 16),
+          ...br(0),
+        ]),
+      ),
+      0x43,
+      0,
+      0,
+      0,
+      0,
+      ...set(s), // f32.const 0
+      ...setEnd(-1),
+      ...block(
+        loop([
+          ...get(xp),
+          ...get(end),
+          ...geU,
+          ...brIf(1),
+          ...get(s),
+          ...get(wp),
+          0x2a,
+          2,
+          0,
+          ...get(xp),
+          0x2a,
+          2,
+          0,
+          0x94,
+          0x92,
+          ...set(s), // s += f32(w)·f32(x)
+          ...bump(wp, 4),
+          ...bump(xp, 4),
+          ...br(0),
+        ]),
+      ),
+      // a0 = (a0 + a1) + (a2 + a3); out[o] = ((l0 + l1) + (l2 + l3)) + s
+      ...get(a0),
+      ...get(a1),
+      ...f32x4add,
+      ...get(a2),
+      ...get(a3),
+      ...f32x4add,
+      ...f32x4add,
+      ...set(a0),
+      ...get(OUT),
+      ...get(o),
+      ...i32c(4),
+      ...mul,
+      ...add,
+      ...get(a0),
+      ...lane(0),
+      ...get(a0),
+      ...lane(1),
+      0x92,
+      ...get(a0),
+      ...lane(2),
+      ...get(a0),
+      ...lane(3),
+      0x92,
+      0x92,
+      ...get(s),
+      0x92,
+      0x38,
+      2,
+      0, // f32.store
+      ...bump(o, 1),
+      ...br(0),
+    ]),
+  ),
   0x0b,
 ];
 
-const locals = vec([[4, I32], [4, V128], [1, F32]]);
+const locals = vec([
+  [4, I32],
+  [4, V128],
+  [1, F32],
+]);
 const code = [...locals, ...body];
 
 /** The module's bytes: imports env.memory, exports matvec. */
 export function matvecModuleBytes(): Uint8Array {
   const bytes = [
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
     ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])), // memory, min 1 page
     ...section(3, vec([[0]])),
