@@ -50,6 +50,16 @@ async function probe(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { code, stdout: io.stdout(), stderr: io.stderr() };
 }
 
+test('--html writes a self-contained report of the run next to the verdict', async () => {
+  const html = join(dir, 'probe-report.html');
+  const r = await probe(['--target', corrupt.url, '--reference', reference.url, ...common, '--html', html]);
+  assert.equal(r.code, 1, r.stderr);
+  const page = readFileSync(html, 'utf8');
+  assert.match(page, /Content-Security-Policy/);
+  assert.match(page, /CORRUPT/);
+  assert.doesNotMatch(page, /<script/i);
+});
+
 test('CORRUPT: exit 1, the verdict, where it sits and marked examples', async () => {
   const r = await probe(['--target', corrupt.url, '--reference', reference.url, ...common]);
   assert.equal(r.code, 1, r.stderr);

@@ -14,11 +14,14 @@ import { recordGolden } from '../../probe/record.js';
 import { loadRecording, saveRecording } from '../../probe/recording.js';
 import { runProbe, type ProbeConfig } from '../../probe/run.js';
 import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
+import { commandLine } from '../../report/provenance.js';
+import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import type { RegisterCommand } from './index.js';
 
 interface ProbeOptions {
   target: string;
+  html?: string;
   reference?: string;
   golden?: string;
   saveGolden?: string;
@@ -127,6 +130,7 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     .option('--no-early-stop', 'run every planned request even after the verdict is decided')
     .option('--format <format>', 'text or json', 'text')
     .option('--out <file>', 'write the full JSON report, token-level exchanges included')
+    .option('--html <file>', 'also write a self-contained HTML report (charts, side-by-side examples) to this file')
     .option(
       '--api-key-env <name>',
       'environment variable holding the API key (sent to both servers, never printed)',
@@ -234,6 +238,15 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
           ? JSON.stringify(summaryJson(report), null, 2) + '\n'
           : formatText(report, { color: io.isTTY && !io.env.NO_COLOR }),
       );
+      if (opts.html) {
+        const { golden: _golden, ...full } = report;
+        const argv = ['faultline', 'probe', '--target', opts.target, '--suite', opts.suite, '--html', opts.html];
+        await writeProducedReport({ kind: 'probe', json: JSON.stringify(full) }, opts.target, {
+          html: resolve(io.cwd, opts.html),
+          command: commandLine(argv),
+          cwd: io.cwd,
+        });
+      }
       exit(
         report.verdict === 'CLEAN'
           ? EXIT.clean
