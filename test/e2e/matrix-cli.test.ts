@@ -86,7 +86,10 @@ probe: { suite: short, window: 128, requests: 9, max_tokens: 8, target_rate: 0.3
   const dir = mkdtempSync(join(tmpdir(), 'fl-matrix-lf-'));
   const path = join(dir, 'plan.yaml');
   writeFileSync(path, plan);
-  const r = await runCli(['matrix', path, '--out', join(dir, 'run'), '--format', 'json', '--quiet'], { timeoutMs: 180_000 });
+  const html = join(dir, 'report.html');
+  const r = await runCli(['matrix', path, '--out', join(dir, 'run'), '--format', 'json', '--quiet', '--html', html], {
+    timeoutMs: 180_000,
+  });
   assert.equal(r.code, 3, `inconclusive: some 2-way combinations ran without a verdict\n${r.stderr}`);
   const report = JSON.parse(r.stdout) as {
     cells: { levels: Record<string, string>; outcome: string }[];
@@ -101,4 +104,7 @@ probe: { suite: short, window: 128, requests: 9, max_tokens: 8, target_rate: 0.3
   assert.deepEqual(report.launchFailures[0].levels, { bogus: 'on' });
   assert.equal(report.verdict, 'inconclusive');
   assert.match(readFileSync(join(dir, 'run', 'journal.jsonl'), 'utf8'), /"outcome":"launch-failed"/);
+  // the run directory keeps its attribution; --html renders it (launch failures shown, never as pass)
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'run', 'attribution.json'), 'utf8')), report);
+  assert.match(readFileSync(html, 'utf8'), /LAUNCH-FAILED|launch-failed/i);
 });

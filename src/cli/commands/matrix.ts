@@ -9,7 +9,7 @@
  * Exit: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive, 130 interrupted.
  */
 import type { Command } from 'commander';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { buildAttribution } from '../../matrix/attribution.js';
@@ -22,6 +22,10 @@ import { loadPlanFile } from '../../matrix/plan-load.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
 import { runMatrix, type RunEvent } from '../../matrix/run.js';
+import { writeFileSync } from 'node:fs';
+import { ATTRIBUTION_FILE } from '../../report/inputs/matrix-run.js';
+import { commandLine } from '../../report/provenance.js';
+import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import { createProgress } from '../progress.js';
 import { describeDryRun, dryRunJson } from './matrix-dry-run.js';
@@ -34,6 +38,7 @@ interface MatrixOptions {
   parallel?: string;
   format: string;
   quiet?: boolean;
+  html?: string;
 }
 
 export const EXIT = { clean: 0, corrupt: 1, usage: 2, inconclusive: 3, interrupted: 130 } as const;
@@ -85,6 +90,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--parallel <n>', "servers at once (default: the plan's executor.parallel)")
     .option('--format <format>', 'text or json', 'text')
     .option('--quiet', 'plain progress lines, no live line')
+    .option('--html <file>', 'also write a self-contained HTML report (attribution heatmap, localization steps)')
     .addHelpText(
       'after',
       '\nProgress goes to stderr; stdout holds only the report.\n' +
@@ -173,7 +179,16 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
           `${report.verdict} in ${Math.round((Date.now() - started) / 1000)} s: ${report.launches.used} launches` +
             ` (${report.launches.thisRun} this run) vs exhaustive ${report.launches.exhaustive}`,
         );
-        io.out(opts.format === 'json' ? formatAttributionJson(report) : formatAttributionText(report));
+        const attributionJson = formatAttributionJson(report);
+        // Kept in the run directory so `faultline report RUN_DIR` needs neither a replay nor the plan.
+        writeFileSync(join(runDir, ATTRIBUTION_FILE), attributionJson);
+        io.out(opts.format === 'json' ? attributionJson : formatAttributionText(report));
+        if (opts.html)
+          await writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
+            html: resolve(io.cwd, opts.html),
+            command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html]),
+            cwd: io.cwd,
+          });
         exit(report.verdict === 'corruption-found' ? EXIT.corrupt : report.verdict === 'clean' ? EXIT.clean : EXIT.inconclusive);
       } catch (e) {
         if (!(e instanceof RunInterrupted)) throw e;
