@@ -110,6 +110,9 @@ function promptOf(plan: LengthPlan, index: number, seed: number): { prompt: numb
 
 type Oracle = 'faultline' | 'exact match' | 'check_logprobs_close' | 'accuracy (−0.08)';
 const ORACLES: Oracle[] = ['faultline', 'exact match', 'check_logprobs_close', 'accuracy (−0.08)'];
+// per-request faultline judgements, so the benign table also shows how close the probes came to an alarm
+let requestCount = 0;
+let corruptRequests = 0;
 
 /** Runs one probe; returns, per oracle, the 1-based request index and tokens generated (both sides) at its first alarm. */
 function runProbe(ref: Side, cand: Side, seed: number, requests: number): Map<Oracle, { request: number; tokens: number }> {
@@ -135,6 +138,8 @@ function runProbe(ref: Side, cand: Side, seed: number, requests: number): Map<Or
       frame: { window: W, pageSize: 16 },
       margin,
     });
+    requestCount++;
+    if (j.verdict === 'corrupt') corruptRequests++;
     const alarm = (o: Oracle, yes: boolean) => {
       if (yes && !alarms.has(o)) alarms.set(o, { request: i + 1, tokens });
     };
@@ -168,6 +173,8 @@ for (const o of ORACLES) {
 
 console.log(`\n2. benign candidates, ${PROBES} probes (seeds 1…${PROBES}, candidates alternate: ${BENIGN.map((b) => b[0]).join(' / ')}), ${REQUESTS} requests each`);
 const falseAlarms = new Map<Oracle, number>(ORACLES.map((o) => [o, 0]));
+requestCount = 0;
+corruptRequests = 0;
 const ref = side(REF);
 const cands = BENIGN.map(([, flags]) => side(flags));
 for (let p = 0; p < PROBES; p++) {
@@ -179,4 +186,5 @@ for (const o of ORACLES) {
   const n = falseAlarms.get(o)!;
   console.log(`   ${o.padEnd(22)} ${`${n}/${PROBES}`.padStart(12)} ${`${((100 * n) / PROBES).toFixed(0)}%`.padStart(7)}`);
 }
+console.log(`   faultline judged ${corruptRequests} of ${requestCount} benign requests corrupt (an alarm needs ≥ 2 in a probe)`);
 console.log(`\n${((performance.now() - t0) / 1000).toFixed(1)} s`);
