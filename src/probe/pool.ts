@@ -4,6 +4,15 @@
  * is the same at any concurrency. `commit` returns false to stop: no new task starts, and the
  * signal given to running tasks is aborted.
  */
+import { setMaxListeners } from 'node:events';
+
+/**
+ * Every in-flight HTTP call listens on the one shared signal (each prompt makes several calls on two
+ * servers), so at --concurrency 4 more than Node's default 10 listeners are attached at once, each
+ * removed when its call ends: a legitimate count, not a leak.
+ */
+const LISTENERS_PER_SIGNAL = 256;
+
 export async function runOrdered<T>(
   count: number,
   concurrency: number,
@@ -11,6 +20,7 @@ export async function runOrdered<T>(
   commit: (index: number, result: T) => boolean,
 ): Promise<{ committed: number }> {
   const controller = new AbortController();
+  setMaxListeners(LISTENERS_PER_SIGNAL, controller.signal);
   const results = new Map<number, T>();
   let next = 0;
   let committed = 0;
