@@ -2,11 +2,10 @@
  * Issue 6 acceptance over HTTP: `faultline probe` against two real `faultline engine serve`
  * processes (port 0). The canonical fault (sm100-affected bookkeeping, FP8 KV, BF16 Q, MTP k = 7)
  * must read CORRUPT on the window-crossing suite with every corrupt token past the sliding window,
- * and must not read CORRUPT on the short suite (prompt + output inside the window). The scale
+ * and must read CLEAN on the short suite (prompt + output inside the window). The scale
  * defect (tiny-swa-qscale) must read CORRUPT on the short suite; its control (tiny-swa, q_scale 1.0)
- * must not. Request counts are small to keep the file fast: a CLEAN verdict needs ≥ 29 clean
- * requests by design of the sequential test, so the clean-side tests assert zero corrupt requests
- * and exit ≠ 1 (CLEAN or INCONCLUSIVE), not exit 0.
+ * must read CLEAN. A CLEAN verdict needs ≥ 29 clean requests by design of the sequential test, so the
+ * clean-side tests send 30 short requests with short generations.
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -64,11 +63,11 @@ describe('canonical fault (sm100-affected, FP8 KV, BF16 Q, MTP k=7) vs a BF16-KV
     assert.equal(summary.corruptPositions.pastWindow, summary.corruptPositions.count);
   });
 
-  test('short suite (everything inside the window) → no corrupt request, not CORRUPT', async () => {
-    const { code, summary, stderr } = await probe(candidate, reference, 'models/tiny-swa', ['--suite', 'short', '--requests', '6', '--max-tokens', '32']);
-    assert.notEqual(summary.verdict, 'CORRUPT', stderr);
-    assert.notEqual(code, 1);
-    assert.equal(summary.counts.judged, 6);
+  test('short suite (everything inside the window) → CLEAN', async () => {
+    // 30 short requests: the sequential test needs ≥ 29 clean ones to bound the corrupt rate under 10%
+    const { code, summary, stderr } = await probe(candidate, reference, 'models/tiny-swa', ['--suite', 'short', '--requests', '30', '--max-tokens', '16']);
+    assert.equal(summary.verdict, 'CLEAN', stderr);
+    assert.equal(code, 0);
     assert.equal(summary.counts.corrupt, 0);
   });
 });
@@ -96,10 +95,10 @@ describe('scale defect on the short suite (sm100-affected, FP8 KV, BF16 Q, no sp
     assert.equal(code, 1);
   });
 
-  test('tiny-swa (q_scale 1.0), same flags → no corrupt request, not CORRUPT', async () => {
-    const { code, summary, stderr } = await probe(candPlain, refPlain, 'models/tiny-swa', ['--suite', 'short', '--requests', '6', '--max-tokens', '32']);
-    assert.notEqual(summary.verdict, 'CORRUPT', stderr);
-    assert.notEqual(code, 1);
+  test('tiny-swa (q_scale 1.0), same flags → CLEAN', async () => {
+    const { code, summary, stderr } = await probe(candPlain, refPlain, 'models/tiny-swa', ['--suite', 'short', '--requests', '30', '--max-tokens', '16']);
+    assert.equal(summary.verdict, 'CLEAN', stderr);
+    assert.equal(code, 0);
     assert.equal(summary.counts.corrupt, 0);
   });
 });
