@@ -59,6 +59,8 @@ const setEnd = (mask: number) => [
   ...add,
   ...set(end),
 ];
+/** Repeats `body` while xp < end (the loop both chunk sizes use). */
+const whileBeforeEnd = (body: number[]) => block(loop([...get(xp), ...get(end), ...geU, ...brIf(1), ...body, ...br(0)]));
 
 const body = [
   ...i32c(0),
@@ -89,34 +91,9 @@ const body = [
       ...v128zero,
       ...set(a3),
       ...setEnd(~15),
-      ...block(
-        loop([
-          ...get(xp),
-          ...get(end),
-          ...geU,
-          ...brIf(1),
-          ...macc(a0, 0),
-          ...macc(a1, 16),
-          ...macc(a2, 32),
-          ...macc(a3, 48),
-          ...bump(wp, 64),
-          ...bump(xp, 64),
-          ...br(0),
-        ]),
-      ),
+      ...whileBeforeEnd([...macc(a0, 0), ...macc(a1, 16), ...macc(a2, 32), ...macc(a3, 48), ...bump(wp, 64), ...bump(xp, 64)]),
       ...setEnd(~3),
-      ...block(
-        loop([
-          ...get(xp),
-          ...get(end),
-          ...geU,
-          ...brIf(1),
-          ...macc(a0, 0),
-          ...bump(wp, 16),
-          ...bump(xp, 16),
-          ...br(0),
-        ]),
-      ),
+      ...whileBeforeEnd([...macc(a0, 0), ...bump(wp, 16), ...bump(xp, 16)]),
       0x43,
       0,
       0,
