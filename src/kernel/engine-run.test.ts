@@ -39,7 +39,7 @@ describe('engine fault-model dumps: verify localizes exactly the faulted pairs',
       assert.deepEqual(result.faultyPairs.map(key).sort(), record.faultyPairs.map(key).sort(), c.file);
       total += record.faultyPairs.length;
     }
-    assert.equal(total, 44); // q_len 5: 10, 8: 13, 16: 21 pairs over seq_len 60–100
+    assert.equal(total, 88); // q_len 5: 10, 8: 13, 16: 21 faulty rows over seq_len 60–100, 2 heads (one KV head) each
   });
 
   test('the affected alignments: exactly the rows whose window start is a positive multiple of the page', () => {
@@ -56,8 +56,10 @@ describe('engine fault-model dumps: verify localizes exactly the faulted pairs',
         }
       });
       assert.deepEqual(new Set(result.faultyPairs.map((p) => `${p.request}/${p.row}`)), expected, c.file);
-      // one head per faulty row: (lo / P) mod Hq
-      for (const p of result.faultyPairs) assert.equal(p.head, (p.windowStart / preset.pageSize) % preset.numHeads);
+      // one KV head per faulty row, (lo / P) mod Hkv: its query heads, Hq / Hkv of them
+      const group = preset.numHeads / preset.numKvHeads;
+      for (const p of result.faultyPairs)
+        assert.equal(Math.floor(p.head / group), (p.windowStart / preset.pageSize) % preset.numKvHeads);
       assert.ok(result.faultyPairs.every((p) => p.matches.includes('keys shifted back one page (lo−P..p−P)')));
     }
   });

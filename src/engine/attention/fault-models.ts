@@ -15,10 +15,22 @@
  * more than 4 query rows per request, a row whose window start lo = p − window_left falls exactly
  * on a page boundary takes its key range from the previous page: it attends [lo − P, p − P]
  * instead of [lo, p] (its own newest page_size keys replaced by the page_size keys just before its
- * window). Only one query head per such row is affected: head (lo / P) mod Hq, so successive
- * failing calls hit different heads. With q_len_per_req ≤ P at most one row per request
- * qualifies, and only for q_len_per_req of the P possible seq_len alignments; deeper speculation
- * (more rows) qualifies more rows, so it corrupts more.
+ * window). The wrong page pointer belongs to one KV head, kv = (lo / P) mod Hkv, so every query
+ * head that reads that KV head (its GQA group, Hq / Hkv heads) is affected and successive failing
+ * calls hit different groups. With q_len_per_req ≤ P at most one row per request qualifies, and
+ * only for q_len_per_req of the P possible seq_len alignments; deeper speculation (more rows)
+ * qualifies more rows, so it corrupts more.
+ *
+ * Where the model departs from the report, on purpose: the report saw "usually one (row, head)
+ * pair"; this model corrupts the row's whole GQA group (2 query heads at both gemma-4-31B's 32/16
+ * and tiny-swa's 4/2 heads). With a single query head the fault was too faint to reproduce the
+ * report's end-to-end symptom on the 6-layer test model (5 sliding-window layers against
+ * gemma-4-31B's 50). Measured with `faultline probe --window 128 --requests 8 --max-tokens 64
+ * --no-early-stop --seed S` (S = 0…3) of an `engine serve --emulate sm100-affected --max-model-len 512`
+ * target (FP8 KV, MTP k = 7, Q quantization disabled) against a BF16-KV reference: one head made
+ * 2, 5, 0 and 1 of 8 requests corrupt (lost in FP8 KV rounding noise); the group makes 6, 6, 6, 5.
+ * A KV tile is shared by its group in a GQA decode kernel, so one
+ * wrong page pointer reaching the whole group is the more natural failure anyway.
  */
 import type { FlashinferKernel } from './bookkeeping.js';
 
@@ -32,6 +44,7 @@ export interface FaultContext {
   seqLen: number;
   pageSize: number;
   numHeads: number;
+  numKvHeads: number;
 }
 
 /** A (row, head) pair whose key range the fault changes, and the range it attends instead. */
@@ -55,7 +68,7 @@ export const trtllmGenSwaSpecdec: FaultModel = {
   summary:
     'fault model trtllm-gen-swa-specdec: a MODEL of the unpublished trtllm-gen defect of flashinfer#3864 ' +
     '(BF16 query + FP8 KV + sliding window + q_len_per_req > 4 on SM100); assumed mechanism: a decode row whose ' +
-    'window start falls on a page boundary reads the previous page instead of its newest one, in one head',
+    'window start falls on a page boundary reads the previous page instead of its newest one, in one KV head (its query-head group)',
   faultyPairs(c) {
     if (c.kernel !== 'trtllm-gen-decode' || c.qDtype !== 'bf16' || !c.kvQuantized) return [];
     if (c.windowLeft < 0 || c.qLenPerReq <= 4 || c.seqLen <= c.windowLeft + 1) return [];
@@ -65,7 +78,9 @@ export const trtllmGenSwaSpecdec: FaultModel = {
       const p = c.seqLen - c.qLenPerReq + row;
       const lo = p - c.windowLeft;
       if (lo <= 0 || lo % P !== 0) continue;
-      pairs.push({ row, head: (lo / P) % c.numHeads, lo: lo - P, hi: p - P });
+      const group = c.numHeads / c.numKvHeads;
+      const kvHead = (lo / P) % c.numKvHeads;
+      for (let head = kvHead * group; head < (kvHead + 1) * group; head++) pairs.push({ row, head, lo: lo - P, hi: p - P });
     }
     return pairs;
   },

@@ -121,6 +121,7 @@ function faultyPairsOf(
     seqLen: req.seqLen,
     pageSize: layer.pageSize,
     numHeads: layer.numHeads,
+    numKvHeads: layer.numKvHeads,
   }))
     pairs.set(p.row * layer.numHeads + p.head, { lo: p.lo, hi: p.hi });
   return pairs;
