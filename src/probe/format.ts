@@ -43,7 +43,7 @@ export function formatText(r: ProbeReport, options: { color?: boolean } = {}): s
   lines.push(`faultline probe: ${paint(c.bold(r.verdict))}`);
   lines.push(`  target     ${r.target.url}${r.target.model ? ` (model ${r.target.model})` : ''}`);
   lines.push(
-    `  reference  ${r.reference.golden ? `golden ${r.reference.golden}` : r.reference.url}${r.reference.model ? ` (model ${r.reference.model})` : ''}`,
+    `  reference  ${r.reference.golden ? `golden ${r.reference.golden}` : r.reference.url}${r.reference.model ? ` (model ${r.reference.model})` : ''}${r.reference.scorer ? `, scored by ${r.reference.scorer}` : ''}`,
   );
   lines.push(
     `  suite      ${s.suite}${s.window !== undefined ? `, window ${s.window}` : ''}, page ${s.pageSize}, ${s.requests} planned, seed ${s.seed}`,

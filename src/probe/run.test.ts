@@ -204,6 +204,33 @@ test('golden: record the reference, replay against a corrupt and a clean target'
   });
 });
 
+test('golden + a live scorer: divergent continuations are cross-scored, as with a reference server', async () => {
+  await withServers({}, { corruption }, async (r, c) => {
+    const first = await runProbe(config(r.url, r.url, { requests: 30, earlyStop: false }));
+    const golden = { path: 'golden.json', recording: first.golden! };
+    const plain = await runProbe(config(c.url, undefined, { golden, earlyStop: false }));
+    const isScoring = (b: Record<string, unknown>) => b.prompt_logprobs !== undefined || b.echo === true;
+    const scoringBefore = r.completionBodies.filter(isScoring).length;
+    const scored = await runProbe(config(c.url, undefined, { golden, scorer: { url: r.url }, earlyStop: false }));
+    assert.equal(scored.mode, 'golden');
+    assert.equal(scored.reference.scorer, r.url);
+    const divergent = scored.requests.filter((q) => q.judgement.verdict !== 'identical');
+    assert.ok(divergent.length > 0);
+    assert.ok(divergent.every((q) => q.scores !== undefined), 'every divergent request is scored');
+    assert.ok(plain.requests.every((q) => q.scores === undefined), 'without a scorer nothing is scored');
+    assert.equal(r.completionBodies.filter(isScoring).length - scoringBefore, divergent.length);
+    assert.ok(scored.tokens.corrupt > plain.tokens.corrupt, `${scored.tokens.corrupt} vs ${plain.tokens.corrupt} corrupt tokens`);
+    assert.ok(!scored.notes.some((n) => /not cross-scored/.test(n)));
+  });
+});
+
+test('a scorer without a golden is a usage error', async () => {
+  await assert.rejects(
+    runProbe(config('http://127.0.0.1:9', 'http://127.0.0.1:9', { scorer: { url: 'http://127.0.0.1:9' } })),
+    /scoring server only goes with a golden/,
+  );
+});
+
 test('a golden exchange recorded as failed is a failed request, never clean', async () => {
   await withServers({}, {}, async (r) => {
     const first = await runProbe(config(r.url, r.url, { requests: 30, earlyStop: false }));

@@ -71,6 +71,10 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     });
   if (config.reference && config.golden)
     throw new UserError('--reference and --golden are alternatives; pass one');
+  if (config.scorer && !config.golden)
+    throw new UserError('a scoring server only goes with a golden run', {
+      hint: 'with --reference the reference server scores the candidate itself',
+    });
   const golden = config.golden?.recording;
   const settings = {
     window: config.window ?? golden?.window,
@@ -81,6 +85,8 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
   const budget = new RetryBudget(config.retryBudget ?? Math.max(20, 4 * config.requests));
   const target = makeApi(config.target, config, budget, 1);
   const reference = config.reference ? makeApi(config.reference, config, budget, 2) : undefined;
+  // who scores a divergent continuation: the reference server, or the golden run's live scorer
+  const scorer = reference ?? (config.scorer ? makeApi(config.scorer, config, budget, 2) : undefined);
   const notes: string[] = [];
   const errorCounts = new Map<string, number>();
   /** Every failed attempt counts; a final error that is not one of them (a parse error …) counts too. */
@@ -95,6 +101,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     for (const [name, api] of [
       ['target', target],
       ['reference', reference],
+      ['scorer', reference ? undefined : scorer],
     ] as const) {
       if (!api) continue;
       const r = await api.resolveModel();
@@ -110,7 +117,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
         `the golden run was recorded from model "${golden.model}", the target serves "${target.model}"`,
       );
     const tokenizer = reference ?? target;
-    if (reference && !golden && !unreachable) await checkSameTokenizer(target, reference, notes);
+    if (scorer && !unreachable) await checkSameTokenizer(target, scorer, notes);
 
     const specs = unreachable
       ? []
@@ -157,9 +164,9 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       out.candidate = collect(candResult, errors, attempts);
       const differ =
         out.reference && out.candidate && out.reference.tokens.some((t, i) => t !== out.candidate!.tokens[i]);
-      if (differ && reference)
+      if (differ && scorer)
         out.scores = collect(
-          await reference.score(
+          await scorer.score(
             out.promptTokens,
             out.candidate!.tokens,
             settings.logprobs,
@@ -221,7 +228,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     await runOrdered(specs.length, config.concurrency, fetchOne, commit);
     const decided = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
     const final = unreachable ? { ...decided, reason: `${unreachable}; no requests were run` } : decided;
-    if (!reference)
+    if (!scorer)
       notes.push(
         'golden run: tokens after each first divergence are not cross-scored (no reference server to ask)',
       );
@@ -243,7 +250,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       mode: golden ? 'golden' : 'reference',
       target: { url: target.url, model: target.model },
       reference: golden
-        ? { golden: config.golden!.path, model: golden.model }
+        ? { golden: config.golden!.path, model: golden.model, ...(scorer ? { scorer: scorer.url } : {}) }
         : { url: reference!.url, model: reference!.model },
       settings: {
         suite: golden ? (golden.suite as SuiteName) : config.suite,
@@ -298,7 +305,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     };
   } finally {
     await target.client.close();
-    await reference?.client.close();
+    await scorer?.client.close();
   }
 }
 

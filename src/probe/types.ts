@@ -23,6 +23,12 @@ export interface ProbeConfig {
   target: Endpoint;
   reference?: Endpoint;
   golden?: { path: string; recording: Recording };
+  /**
+   * With a golden: a live server of the reference configuration that scores the candidate's
+   * continuation after a divergence (what a reference server does in reference mode), so golden
+   * runs keep their cross-scoring without regenerating the reference's outputs.
+   */
+  scorer?: Endpoint;
   suite: SuiteName;
   /** Prompts of the `file` suite. */
   filePrompts?: FilePrompt[];
@@ -64,7 +70,7 @@ export interface ProbeReport {
   reason: string;
   mode: 'reference' | 'golden';
   target: { url: string; model?: string };
-  reference: { url?: string; golden?: string; model?: string };
+  reference: { url?: string; golden?: string; model?: string; scorer?: string };
   settings: {
     suite: SuiteName;
     window?: number;

@@ -24,6 +24,7 @@ interface ProbeOptions {
   html?: string;
   reference?: string;
   golden?: string;
+  scorer?: string;
   saveGolden?: string;
   suite: string;
   prompts?: string;
@@ -102,6 +103,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     .option('--reference <url>', 'a server of the same model you trust (without the suspect features)')
     .option('--golden <file>', 'a saved reference run (from --save-golden) instead of a reference server')
     .option(
+      '--scorer <url>',
+      'with --golden: a live server of the reference configuration that scores the target\'s continuations after a divergence',
+    )
+    .option(
       '--save-golden <file>',
       'save the reference run (or, with no reference, the target run) as a golden',
     )
@@ -151,6 +156,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
         throw new UserError('--golden and --save-golden together would copy the golden; pass one');
       if (opts.reference && opts.golden)
         throw new UserError('--reference and --golden are alternatives; pass one');
+      if (opts.scorer && !opts.golden)
+        throw new UserError('--scorer goes with --golden', {
+          hint: 'with --reference the reference server scores the target itself',
+        });
       if (!opts.reference && !opts.golden && !opts.saveGolden)
         throw new UserError('probe needs something to compare against', {
           hint: 'pass --reference URL or --golden FILE (or --save-golden FILE to record the target)',
@@ -192,6 +201,7 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
         target: { url: url('--target', opts.target), apiKey },
         reference: opts.reference ? { url: url('--reference', opts.reference), apiKey } : undefined,
         golden,
+        scorer: opts.scorer ? { url: url('--scorer', opts.scorer), apiKey } : undefined,
         suite,
         filePrompts,
         corpus,
