@@ -22,6 +22,8 @@ export interface CellProbeContext {
   cellId: string;
   round: number;
   reference: unknown;
+  /** A live server of the reference configuration that can score this cell's outputs, if any. */
+  scorerUrl?: string;
   /** The plan's `probe:` options (suite, requests, max_tokens, …). */
   options: Record<string, unknown>;
   signal: AbortSignal;

@@ -26,6 +26,8 @@ export interface CellRunnerOptions {
   probe: MatrixProbe;
   probeOptions: Record<string, unknown>;
   reference: unknown;
+  /** A live reference server that scores cells (a reference URL, or the kept-alive reference). */
+  scorerUrl?: string;
   confirm: number;
   journal?: Journal;
   /** Cells of an earlier, interrupted run of the same plan. */
@@ -162,6 +164,7 @@ export class CellRunner {
         cellId,
         round,
         reference: this.o.reference,
+        ...(this.o.scorerUrl ? { scorerUrl: this.o.scorerUrl } : {}),
         options: this.o.probeOptions,
         signal: this.o.signal,
       });

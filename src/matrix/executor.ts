@@ -29,6 +29,8 @@ export interface LaunchRequest {
   env: Record<string, string>;
   /** Which parallel slot runs it (0-based): selects GPUs. */
   slot: number;
+  /** CUDA_VISIBLE_DEVICES chosen by the caller instead of the slot's (the kept-alive reference). */
+  gpus?: string;
 }
 
 export interface ServerHandle {

@@ -36,8 +36,10 @@ export interface FakeWorld {
   readonly live: number;
   /** Configurations launched (factor → level), in order, failed launches included. */
   readonly launchLog: Record<string, string>[];
-  /** Configurations probed, in order, with the round. */
-  readonly probes: { levels: Record<string, string>; round: number; result: ProbeResult }[];
+  /** Configurations probed, in order, with the round and the scorer offered (and whether it was up). */
+  readonly probes: { levels: Record<string, string>; round: number; result: ProbeResult; scorer?: { url: string; live: boolean } }[];
+  /** Slot of every launch, in order. */
+  readonly launchSlots: number[];
 }
 
 const contains = (levels: Record<string, string>, pattern: Record<string, string>): boolean =>
@@ -59,6 +61,7 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
   let next = 0;
   const probes: FakeWorld['probes'] = [];
   const launchLog: Record<string, string>[] = [];
+  const launchSlots: number[] = [];
   const seed = options.seed ?? 1;
   const chance = (levels: Record<string, string>, nth: number, round: number): number =>
     createRng(fnv1a(`${seed}|${JSON.stringify(levels)}|${nth}|${round}`)).next();
@@ -68,6 +71,7 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
     async launch(request: LaunchRequest, signal: AbortSignal): Promise<LaunchResult> {
       launches++;
       launchLog.push(request.levels);
+      launchSlots.push(request.slot);
       if (signal.aborted) return { ok: false, outcome: 'launch-failed', detail: 'aborted before launch' };
       await Promise.resolve();
       if ((options.launchFailures ?? []).some((p) => contains(request.levels, p)))
@@ -104,7 +108,8 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
       else if (!options.faults.some((f) => contains(levels, f))) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
       else if (chance(levels, nth, context.round) < (options.missRate ?? 0)) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
       else result = { outcome: 'corrupt', corruptRate: options.corruptRate ?? 0.25, requests: 8 };
-      probes.push({ levels, round: context.round, result });
+      const scorer = context.scorerUrl ? { url: context.scorerUrl, live: servers.has(context.scorerUrl) } : undefined;
+      probes.push({ levels, round: context.round, result, ...(scorer ? { scorer } : {}) });
       return result;
     },
   };
@@ -120,5 +125,6 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
     },
     probes,
     launchLog,
+    launchSlots,
   };
 }

@@ -72,7 +72,7 @@ export function createLocalExecutor(options: LocalExecutorOptions): Executor {
       const overrides: Record<string, string> = Object.fromEntries(
         Object.entries(request.env).map(([k, v]) => [k, fillPlaceholders(v, values)]),
       );
-      const gpu = options.gpus?.[request.slot];
+      const gpu = request.gpus ?? options.gpus?.[request.slot];
       if (gpu !== undefined) overrides.CUDA_VISIBLE_DEVICES = gpu;
       const baseUrl = `http://${host}:${port}`;
       writeFileSync(

@@ -23,6 +23,8 @@ export interface MatrixPlan {
   file: string;
   space: FactorSpace;
   descriptions: (string | undefined)[];
+  /** choices[factor]: the factor's levels are alternatives (role: choice), not a suspect switched on. */
+  choices: boolean[];
   /** fragments[factor][level] */
   fragments: LevelFragment[][];
   /** Where each level was written: locations[factor][level]. */
@@ -30,7 +32,8 @@ export interface MatrixPlan {
   constraints: ConstraintSet;
   /** The reference configuration; its levels are the safe values localization relaxes to. */
   baseline: number[];
-  reference: { kind: 'launch' } | { kind: 'url'; url: string };
+  /** keepAlive: the launched reference stays up and scores every cell (gpus: its CUDA_VISIBLE_DEVICES). */
+  reference: { kind: 'launch'; keepAlive: boolean; gpus?: string } | { kind: 'url'; url: string };
   launch: {
     argv: string[];
     env: Record<string, string>;
@@ -172,6 +175,8 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
   const gpus = data.executor.gpus;
   let parallel = data.executor.parallel;
   if (gpus && rawExecutor?.parallel === undefined) parallel = gpus.length;
+  if (data.reference.url && (data.reference.keep_alive || data.reference.gpus !== undefined))
+    throw err(['reference', data.reference.gpus !== undefined ? 'gpus' : 'keep_alive'], 'reference.url names a server faultline does not launch', 'keep_alive and gpus apply to a launched reference; a reference URL is used (and scores cells) as it is');
   if (gpus && gpus.length !== parallel)
     throw err(['executor', 'gpus'], `executor.gpus has ${gpus.length} entries for ${parallel} parallel slots`, 'give one CUDA_VISIBLE_DEVICES value per slot');
 
@@ -179,11 +184,14 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     file: yaml.at([]).file,
     space,
     descriptions: names.map((n) => data.factors[n].description),
+    choices: names.map((n) => data.factors[n].role === 'choice'),
     fragments,
     levelLocations,
     constraints,
     baseline,
-    reference: data.reference.url ? { kind: 'url', url: data.reference.url } : { kind: 'launch' },
+    reference: data.reference.url
+      ? { kind: 'url', url: data.reference.url }
+      : { kind: 'launch', keepAlive: data.reference.keep_alive, ...(data.reference.gpus !== undefined ? { gpus: data.reference.gpus } : {}) },
     launch: {
       argv: data.launch.argv,
       env: data.launch.env ?? {},

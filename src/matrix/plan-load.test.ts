@@ -156,3 +156,13 @@ factors:
 `);
   assert.deepEqual(plan.space.levels, [['off', 'on'], ['32', '16', 'auto']]);
 });
+
+test('reference.keep_alive compiles; with a reference URL it is an error at its line', () => {
+  const kept = parsePlan('plan.yaml', minimal('reference: { keep_alive: true, gpus: "3" }\n'));
+  assert.deepEqual(kept.reference, { kind: 'launch', keepAlive: true, gpus: '3' });
+  assert.deepEqual(parsePlan('plan.yaml', minimal()).reference, { kind: 'launch', keepAlive: false });
+  const text = minimal('reference:\n  url: http://127.0.0.1:8000\n  keep_alive: true\n');
+  const e = planError(text);
+  assert.match(e.message, /reference\.url names a server faultline does not launch/);
+  assert.equal(e.at?.line, whereIs(text, 'keep_alive').line);
+});

@@ -30,6 +30,12 @@ export const factorSchema = z
     levels: z
       .record(z.string(), levelFragmentSchema.nullable())
       .describe('Level name → fragment, in order. The first level is the safe value unless reference.levels says otherwise.'),
+    role: z
+      .enum(['suspect', 'choice'])
+      .default('suspect')
+      .describe(
+        'suspect: a feature that is on at its other levels, so the most-enabled configurations take them. choice: alternatives with nothing "more enabled" about them (a drafter, a block size); the most-enabled configurations keep the reference level, so one alternative that happens to mask a fault cannot hide it there. Either way the covering array covers every level.',
+      ),
   })
   .describe('One feature to vary.');
 
@@ -69,8 +75,15 @@ export const planSchema = z
       .strictObject({
         levels: z.record(z.string(), word).optional().describe('The trusted configuration; unnamed factors take their first level.'),
         url: z.url().optional().describe('A trusted server already running; nothing is launched for the reference.'),
+        keep_alive: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Keep the launched reference up for the whole run so it cross-scores every cell's divergent continuations (more sensitive; needs room for one more server).",
+          ),
+        gpus: word.optional().describe('CUDA_VISIBLE_DEVICES of the kept-alive reference (a slot of its own).'),
       })
-      .default({})
+      .default({ keep_alive: false })
       .describe('The trusted configuration whose outputs every cell is compared with; its levels are the safe values.'),
     factors: z.record(z.string(), factorSchema).describe('Feature name → levels.'),
     constraints: z.array(constraintSchema).default([]),

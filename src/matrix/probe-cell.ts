@@ -1,11 +1,13 @@
 /**
  * The probe library (src/probe) behind the matrix's MatrixProbe contract (cell-probe.ts).
  *
- * The reference server runs once, at the start of a run, and is then stopped; so its side of
- * every comparison is recorded as goldens (one per probe round: round 0 and each confirmation
- * of a PASS get their own prompts, from seed + round) and kept in the journal. Each cell is then
- * a golden-mode probe of the cell's server: CLEAN → pass, CORRUPT → corrupt, anything else
- * (INCONCLUSIVE, too many failed requests, a thrown error) → probe-error, never pass.
+ * The reference server's side of every comparison is recorded once, at the start of a run, as
+ * goldens (one per probe round: round 0 and each confirmation of a PASS get their own prompts,
+ * from seed + round) and kept in the journal. Each cell is then a golden-mode probe of the cell's
+ * server. When a live reference is at hand (a reference URL, or `reference.keep_alive`), it also
+ * scores each divergent continuation, so tokens after a first divergence are judged too — without
+ * it only the first divergence and repetition can be. CLEAN → pass, CORRUPT → corrupt, anything
+ * else (INCONCLUSIVE, too many failed requests, a thrown error) → probe-error, never pass.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -147,7 +149,11 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
       const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
       const recording = goldens?.[context.round];
       if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
-      const probing = runProbe({ ...probeConfig(url, o, '', recording.seed), golden: { path: '(matrix reference)', recording } });
+      const probing = runProbe({
+        ...probeConfig(url, o, '', recording.seed),
+        golden: { path: '(matrix reference)', recording },
+        ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
+      });
       const abort = whenAborted(context.signal);
       const first = await Promise.race([probing, abort.promise]).finally(abort.dispose);
       if (first === 'aborted') {

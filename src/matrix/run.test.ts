@@ -148,3 +148,46 @@ test('a reference that does not start is a user error, not an empty report', asy
     (e: unknown) => e instanceof UserError && e.code === 'E_MATRIX_REFERENCE',
   );
 });
+
+test('reference.keep_alive: the reference stays up in a slot of its own and scores every cell; relaunched on resume', async () => {
+  const keptPlan = { ...plan, reference: { kind: 'launch' as const, keepAlive: true } };
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-matrix-'));
+  try {
+    const header = { type: 'run' as const, version: 1, planFile: fixture, planHash: plan.hash, faultline: 'test', startedAt: 'now' };
+    const first = createFakeWorld({ faults: [kernelDefect], slots: 2 });
+    const controller = new AbortController();
+    let cells = 0;
+    const journal = Journal.create(dir, header);
+    await assert.rejects(
+      runMatrix({
+        plan: keptPlan, executor: first.executor, probe: first.probe, journal, signal: controller.signal, shrinkSteps: 3000,
+        onEvent: (e) => {
+          if (e.type === 'cell' && ++cells === 5) controller.abort();
+        },
+      }),
+      RunInterrupted,
+    );
+    journal.close();
+    assert.equal(first.live, 0, 'the kept reference is stopped on interrupt too');
+    assert.equal(first.launchSlots[0], 2, 'the reference takes the slot after the cells’ two');
+    assert.ok(first.probes.length > 0 && first.probes.every((p) => p.scorer?.live === true && p.scorer.url === 'fake://server-0'));
+
+    const { journal: again, records } = Journal.resume(dir);
+    const second = createFakeWorld({ faults: [kernelDefect], slots: 2 });
+    const run = await runMatrix({ plan: keptPlan, executor: second.executor, probe: second.probe, journal: again, resumed: records, shrinkSteps: 3000 });
+    again.close();
+    assert.equal(run.referenceLaunches, 1, 'scoring needs the reference live again');
+    assert.ok(second.probes.every((p) => p.scorer?.live === true));
+    assert.equal(second.live, 0);
+    assert.deepEqual(buildAttribution(run).interactions[0].interaction, kernelDefect);
+    const journalLines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(journalLines.filter((r) => r.type === 'reference').length, 1, 'recorded once, not re-recorded');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('without keep_alive no cell is offered a scorer', async () => {
+  const { fake } = await simulate({ faults: [kernelDefect] });
+  assert.ok(fake.probes.every((p) => p.scorer === undefined));
+});

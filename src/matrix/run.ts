@@ -16,7 +16,7 @@ import type { CellResult } from './cell-result.js';
 import { CellRunner, RunInterrupted } from './cells.js';
 import { buildCoveringArray, type CoveringArray } from './covering.js';
 import { checkCoverage, type CoverageCheck } from './covering-check.js';
-import { isConclusive, type Executor } from './executor.js';
+import { isConclusive, type Executor, type ServerHandle } from './executor.js';
 import type { Journal, JournalRecord } from './journal.js';
 import { buildLaunch } from './launch-spec.js';
 import { localizeFailure, type Localization, type Verdict } from './localize.js';
@@ -70,41 +70,89 @@ export interface MatrixRun {
 }
 
 export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
-  const { plan, executor, probe, journal } = options;
+  const { plan } = options;
   const signal = options.signal ?? new AbortController().signal;
   const emit = options.onEvent ?? (() => {});
   const resumed = options.resumed ?? [];
 
   // 1. Reference.
   emit({ type: 'phase', phase: 'reference', detail: plan.reference.kind === 'url' ? plan.reference.url : 'launching the reference configuration' });
-  let referenceLaunches = 0;
   const stored = resumed.find((r): r is Extract<JournalRecord, { type: 'reference' }> => r.type === 'reference');
-  let reference: unknown;
-  if (stored) reference = stored.data;
-  else if (plan.reference.kind === 'url') {
-    reference = await capture(probe, plan.reference.url, plan, signal);
-    journal?.append({ type: 'reference', url: plan.reference.url, data: reference, at: new Date().toISOString() });
-  } else {
-    referenceLaunches = 1;
-    const levels = configLevels(plan.space, plan.baseline);
-    const spec = buildLaunch(plan, plan.baseline);
-    const launched = await executor.launch({ cellId: 'reference', config: plan.baseline, levels, argv: spec.argv, env: spec.env, slot: 0 }, signal);
-    if (signal.aborted) {
-      if (launched.ok) await launched.server.stop();
-      throw new RunInterrupted();
-    }
-    if (!launched.ok)
-      throw new UserError(`the reference configuration did not start (${launched.outcome}): ${launched.detail}`, {
-        code: 'E_MATRIX_REFERENCE',
-        hint: 'nothing can be compared without it; check the launch command and the reference log in the run directory (cells/reference)',
-      });
-    try {
-      reference = await capture(probe, launched.server.baseUrl, plan, signal);
-    } finally {
-      await launched.server.stop();
-    }
-    journal?.append({ type: 'reference', data: reference, at: new Date().toISOString() });
+  const ref = await startReference(options, stored?.data, signal);
+  try {
+    return await runCells(options, ref);
+  } finally {
+    await ref.kept?.stop();
   }
+}
+
+interface ReferenceState {
+  data: unknown;
+  launches: number;
+  /** A live reference that scores cells: the plan's URL or the kept-alive server. */
+  scorerUrl?: string;
+  /** The launched reference, when it stays up for the run. */
+  kept?: ServerHandle;
+}
+
+/**
+ * Records the reference (unless a resumed run already has it) and, for a kept-alive reference,
+ * leaves the server running (relaunched on resume: scoring needs it live).
+ */
+async function startReference(options: MatrixRunOptions, stored: unknown, signal: AbortSignal): Promise<ReferenceState> {
+  const { plan, executor, probe, journal } = options;
+  if (plan.reference.kind === 'url') {
+    const url = plan.reference.url;
+    if (stored !== undefined) return { data: stored, launches: 0, scorerUrl: url };
+    const data = await capture(probe, url, plan, signal);
+    journal?.append({ type: 'reference', url, data, at: new Date().toISOString() });
+    return { data, launches: 0, scorerUrl: url };
+  }
+  const keepAlive = plan.reference.keepAlive;
+  if (stored !== undefined && !keepAlive) return { data: stored, launches: 0 };
+  const levels = configLevels(plan.space, plan.baseline);
+  const spec = buildLaunch(plan, plan.baseline);
+  // a kept-alive reference runs beside every cell: it takes a slot of its own, after the cells'
+  const slot = keepAlive ? executor.slots : 0;
+  const gpus = plan.reference.gpus;
+  const launched = await executor.launch(
+    { cellId: 'reference', config: plan.baseline, levels, argv: spec.argv, env: spec.env, slot, ...(gpus !== undefined ? { gpus } : {}) },
+    signal,
+  );
+  if (signal.aborted) {
+    if (launched.ok) await launched.server.stop();
+    throw new RunInterrupted();
+  }
+  if (!launched.ok)
+    throw new UserError(`the reference configuration did not start (${launched.outcome}): ${launched.detail}`, {
+      code: 'E_MATRIX_REFERENCE',
+      hint: 'nothing can be compared without it; check the launch command and the reference log in the run directory (cells/reference)',
+    });
+  const server = launched.server;
+  let data = stored;
+  try {
+    if (data === undefined) {
+      data = await capture(probe, server.baseUrl, plan, signal);
+      journal?.append({ type: 'reference', data, at: new Date().toISOString() });
+    }
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
+  if (!keepAlive) {
+    await server.stop();
+    return { data, launches: 1 };
+  }
+  return { data, launches: 1, scorerUrl: server.baseUrl, kept: server };
+}
+
+async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise<MatrixRun> {
+  const { plan, executor, probe, journal } = options;
+  const signal = options.signal ?? new AbortController().signal;
+  const emit = options.onEvent ?? (() => {});
+  const resumed = options.resumed ?? [];
+  const referenceLaunches = ref.launches;
+  const reference = ref.data;
 
   const runner = new CellRunner({
     space: plan.space,
@@ -113,6 +161,7 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
     probe,
     probeOptions: plan.probe,
     reference,
+    ...(ref.scorerUrl ? { scorerUrl: ref.scorerUrl } : {}),
     confirm: plan.confirm,
     journal,
     previous: resumed.flatMap((r) => (r.type === 'cell' ? [r.cell] : [])),
@@ -121,7 +170,7 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
   });
 
   // 2. Maximal configurations.
-  const maximal = maximalConfigurations(plan.constraints, plan.baseline);
+  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.choices);
   emit({ type: 'phase', phase: 'maximal', detail: `${maximal.length} most-enabled configuration(s)` });
   const maximalCells = await runner.runAll(maximal, 'maximal');
 

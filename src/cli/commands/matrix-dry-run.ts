@@ -20,7 +20,7 @@ interface DryRun {
 }
 
 function compute(plan: MatrixPlan): DryRun {
-  const maximal = maximalConfigurations(plan.constraints, plan.baseline);
+  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.choices);
   const seedRows = plan.reference.kind === 'launch' ? [plan.baseline, ...maximal] : maximal;
   const unique = [...new Map(seedRows.map((r) => [r.join('.'), r])).values()];
   const covering = buildCoveringArray(plan.space, {
