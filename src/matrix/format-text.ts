@@ -29,7 +29,7 @@ export function formatAttributionText(report: AttributionReport): string {
   const out: string[] = [];
   const factors = report.factors;
   out.push(
-    `faultline matrix — ${report.plan.file}: ${factors.length} factors, strength ${report.plan.strength}, PASS confirmed ${report.plan.confirm}× more`,
+    `faultline matrix — ${report.plan.file}: ${factors.length} factors, strength ${report.plan.strength}, ${report.plan.confirm > 0 ? `a PASS re-probed ${report.plan.confirm}× before it is believed` : 'a PASS believed at once (confirm: 0)'}`,
     '',
     `Reference: ${factors.map((f) => `${f.name}=${f.reference}`).join(' ')}`,
     '',

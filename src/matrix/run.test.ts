@@ -182,6 +182,14 @@ test('reference.keep_alive: the reference stays up in a slot of its own and scor
     assert.deepEqual(buildAttribution(run).interactions[0].interaction, kernelDefect);
     const journalLines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(journalLines.filter((r) => r.type === 'reference').length, 1, 'recorded once, not re-recorded');
+
+    // replaying the finished run launches nothing, the reference included
+    const { journal: third, records: all } = Journal.resume(dir);
+    const replay = createFakeWorld({ faults: [kernelDefect], slots: 2 });
+    const replayed = await runMatrix({ plan: keptPlan, executor: replay.executor, probe: replay.probe, journal: third, resumed: all, shrinkSteps: 3000 });
+    third.close();
+    assert.equal(replay.launches, 0);
+    assert.equal(replayed.referenceLaunches, 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -76,9 +76,16 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
   const resumed = options.resumed ?? [];
 
   // 1. Reference.
-  emit({ type: 'phase', phase: 'reference', detail: plan.reference.kind === 'url' ? plan.reference.url : 'launching the reference configuration' });
   const stored = resumed.find((r): r is Extract<JournalRecord, { type: 'reference' }> => r.type === 'reference');
-  const ref = await startReference(options, stored?.data, signal);
+  // a finished run being replayed probes nothing: its kept-alive reference is not relaunched
+  const finished = resumed.some((r) => r.type === 'done');
+  const launching = plan.reference.kind === 'launch' && (!stored || (plan.reference.keepAlive && !finished));
+  emit({
+    type: 'phase',
+    phase: 'reference',
+    detail: plan.reference.kind === 'url' ? plan.reference.url : launching ? 'launching the reference configuration' : 'recorded in the journal',
+  });
+  const ref = await startReference(options, stored?.data, finished, signal);
   try {
     return await runCells(options, ref);
   } finally {
@@ -99,7 +106,7 @@ interface ReferenceState {
  * Records the reference (unless a resumed run already has it) and, for a kept-alive reference,
  * leaves the server running (relaunched on resume: scoring needs it live).
  */
-async function startReference(options: MatrixRunOptions, stored: unknown, signal: AbortSignal): Promise<ReferenceState> {
+async function startReference(options: MatrixRunOptions, stored: unknown, finished: boolean, signal: AbortSignal): Promise<ReferenceState> {
   const { plan, executor, probe, journal } = options;
   if (plan.reference.kind === 'url') {
     const url = plan.reference.url;
@@ -109,7 +116,7 @@ async function startReference(options: MatrixRunOptions, stored: unknown, signal
     return { data, launches: 0, scorerUrl: url };
   }
   const keepAlive = plan.reference.keepAlive;
-  if (stored !== undefined && !keepAlive) return { data: stored, launches: 0 };
+  if (stored !== undefined && (!keepAlive || finished)) return { data: stored, launches: 0 };
   const levels = configLevels(plan.space, plan.baseline);
   const spec = buildLaunch(plan, plan.baseline);
   // a kept-alive reference runs beside every cell: it takes a slot of its own, after the cells'
