@@ -19,6 +19,7 @@ test('--dry-run prints the factors and the array, launches nothing, and JSON is 
   assert.match(text.stdout, /8 factors, strength 3/);
   assert.match(text.stdout, /kv_cache: bf16\* \| fp8/);
   assert.match(text.stdout, /if speculative=off then spec_method=mtp/);
+  assert.match(text.stdout, /spec_method: mtp\* \| ngram {3}\(choice\)/);
   assert.match(text.stdout, /m1\s+maximal\s+fp8/);
   assert.match(text.stdout, /launches before localization .* exhaustive: 320/);
   const json = await runCli(['matrix', seedPlan, '--dry-run', '--format', 'json'], { cwd: dir });

@@ -61,8 +61,10 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
   const out: string[] = [
     `faultline matrix --dry-run — ${planPath}: ${names.length} factors, strength ${plan.strength}, ${slots} slot(s); nothing is launched`,
     '',
-    'Factors (reference level first marked *):',
-    ...names.map((n, f) => `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}`),
+    'Factors (reference level marked *; a choice keeps it in the most-enabled launches):',
+    ...names.map(
+      (n, f) => `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}${plan.choices[f] ? '   (choice)' : ''}`,
+    ),
   ];
   const labels = plan.constraints.constraints.map((c) => c.label);
   if (labels.length) out.push('', 'Constraints:', ...labels.map((l) => `  ${l}`));
