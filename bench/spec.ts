@@ -11,7 +11,10 @@
  *     the same settings (no speculation: no multi-row decode, so the fault model never fires).
  *     Printed: first divergent token, and repetition — the share of generated tokens inside a
  *     back-to-back repeated span (oracle/repetition.ts: pattern 2–64 tokens, ≥ 3 repeats), and spans
- *     whose pattern the reference never repeats ("excess").
+ *     whose pattern the reference never repeats ("excess") — and off-model tokens per 100: tokens the
+ *     fault-free model, teacher-forced on the candidate's own text, rates > 1 nat below its choice.
+ *     `--repeat` swaps the prose prompts for re-asked ones (passage, the model's answer, the passage
+ *     again), where suffix decoding has its own earlier answer to draft from.
  *
  *   npm run bench:spec [-- --prompts 6 --tokens 128]
  * Stops by itself; single-threaded; a few minutes on a 2-core machine.
@@ -155,6 +158,23 @@ function partB(): void {
     const grams = ids.slice(3).map((_, i) => ids.slice(i, i + 4).join(','));
     return grams.length ? 1 - new Set(grams).size / grams.length : 0;
   };
+  /**
+   * Tokens the fault-free model rates more than 1 nat below its own choice, in the candidate's own
+   * context (teacher-forced on the prefill path, which the fault never touches): unlike the first
+   * divergence, this keeps counting after the outputs part ways.
+   */
+  const offTokens = (prompt: number[], ids: number[]) => {
+    const V = model.config.vocabSize;
+    const { logits } = engineFor(canonical, 0).forward([{ seqId: 0, tokens: [...prompt, ...ids] }])[0];
+    let n = 0;
+    ids.forEach((id, i) => {
+      const row = logits.subarray((prompt.length - 1 + i) * V, (prompt.length + i) * V);
+      let best = -Infinity;
+      for (const x of row) best = Math.max(best, x);
+      if (best - row[id] > 1) n++;
+    });
+    return n;
+  };
   const configs: [string, SpecConfig][] = [
     ['mtp k=7', specConfig('mtp', 7)],
     ['suffix k=64 (vLLM defaults)', specConfig('suffix', 64)],
@@ -169,9 +189,9 @@ function partB(): void {
     `reference: seq-rep-4 ${(100 * refRep4).toFixed(1)}%, in loops ${((100 * refs.reduce((a, r) => a + loopShare(r), 0)) / PROMPTS).toFixed(1)}%`,
   );
   console.log(
-    `${'configuration'.padEnd(32)} rows/verify  diverged  mean first diff  per prompt                 seq-rep-4  in loops  excess loops`,
+    `${'configuration'.padEnd(32)} rows/verify  diverged  mean first diff  per prompt                 seq-rep-4  in loops  excess loops  off-model /100`,
   );
-  const summary: Record<string, { first: number; rep4: number }> = {};
+  const summary: Record<string, { first: number; rep4: number; off: number }> = {};
   for (const [name, cfg] of configs) {
     let first = 0,
       diverged = 0,
@@ -179,7 +199,8 @@ function partB(): void {
       loops = 0,
       excess = 0,
       drafts = 0,
-      drafted = 0;
+      drafted = 0,
+      off = 0;
     const firsts: string[] = [];
     prompts.forEach((p, i) => {
       const r = run(canonical, cfg, p);
@@ -192,10 +213,12 @@ function partB(): void {
       excess += f < 0 ? 0 : excessRepetition(refs[i], r.ids, undefined, f).length;
       drafts += r.spec.drafts;
       drafted += r.spec.draftTokens;
+      off += offTokens(p, r.ids);
     });
-    summary[name] = { first: first / PROMPTS, rep4: r4 / PROMPTS };
+    const offRate = (100 * off) / (PROMPTS * TOKENS);
+    summary[name] = { first: first / PROMPTS, rep4: r4 / PROMPTS, off: offRate };
     console.log(
-      `${name.padEnd(32)} ${fmt(1 + drafted / Math.max(1, drafts))}      ${String(diverged).padStart(2)}/${PROMPTS}  ${fmt(first / PROMPTS, 1)}          ${firsts.join(',').padEnd(26)} ${fmt((100 * r4) / PROMPTS, 1)}%  ${fmt((100 * loops) / PROMPTS, 1)}%  ${fmt(excess / PROMPTS, 1)}`,
+      `${name.padEnd(32)} ${fmt(1 + drafted / Math.max(1, drafts))}      ${String(diverged).padStart(2)}/${PROMPTS}  ${fmt(first / PROMPTS, 1)}          ${firsts.join(',').padEnd(26)} ${fmt((100 * r4) / PROMPTS, 1)}%  ${fmt((100 * loops) / PROMPTS, 1)}%  ${fmt(excess / PROMPTS, 1)}        ${fmt(offRate, 2)}`,
     );
   }
   console.log(
@@ -205,7 +228,7 @@ function partB(): void {
     const sfx = summary[suffixName],
       mtp = summary['mtp k=7'];
     console.log(
-      `${suffixName} vs mtp k=7: diverges earlier: ${sfx.first < mtp.first ? 'yes' : 'NO'} (${sfx.first.toFixed(1)} vs ${mtp.first.toFixed(1)}); more repetition (seq-rep-4): ${sfx.rep4 > mtp.rep4 ? 'yes' : 'NO'} (${(100 * sfx.rep4).toFixed(1)}% vs ${(100 * mtp.rep4).toFixed(1)}%)`,
+      `${suffixName} vs mtp k=7: diverges earlier: ${sfx.first < mtp.first ? 'yes' : 'NO'} (${sfx.first.toFixed(1)} vs ${mtp.first.toFixed(1)}); more repetition (seq-rep-4): ${sfx.rep4 > mtp.rep4 ? 'yes' : 'NO'} (${(100 * sfx.rep4).toFixed(1)}% vs ${(100 * mtp.rep4).toFixed(1)}%); more off-model tokens: ${sfx.off > mtp.off ? 'yes' : 'NO'} (${sfx.off.toFixed(2)} vs ${mtp.off.toFixed(2)} per 100)`,
     );
   }
 }
