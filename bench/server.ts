@@ -34,6 +34,7 @@ const built = buildServer({
   spec: null,
   maxNumSeqs: 16,
 });
+const threads = (await built.engine.startThreads()) ? 2 : 1; // the worker thread is ready before anything is measured
 const server = await listen(built.app, '127.0.0.1', 0);
 const words = ['The whale', 'It was', 'Congress', 'The ship', 'In the year', 'Upon the deck', 'Our country', 'The sea'];
 
@@ -107,7 +108,7 @@ async function load(concurrency: number, total: number, maxTokens: number) {
   return { tps: tokens / seconds, tokens, seconds, p50: pct(lat, 50), p99: pct(lat, 99), ttft50: pct(ttft, 50), ttft99: pct(ttft, 99) };
 }
 
-console.log(`server bench: models/tiny-swa on ${server.url} (loopback), greedy streaming, ${TOKENS} tokens per request, ${REQUESTS} requests per level`);
+console.log(`server bench: models/tiny-swa on ${server.url} (loopback), greedy streaming, ${TOKENS} tokens per request, ${REQUESTS} requests per level, engine threads ${threads}`);
 await load(2, 4, 8); // warm-up
 const levels = [1, 16];
 const results = [];
@@ -155,3 +156,4 @@ if (marks.length >= 2) {
 const metrics = await (await fetch(`${server.url}/metrics`)).text();
 console.log(metrics.split('\n').filter((l) => /^vllm:request_success_total|^vllm:num_requests/.test(l)).join('\n'));
 await server.close(1000);
+await built.runner.shutdown(1000);

@@ -11,6 +11,11 @@
  * pre-norm hidden state, for MTP) for every new row. As in vLLM's FlashInfer backend, a step is
  * split into a decode slice (requests with the same, small query length — spec-as-decode when
  * that length is > 1) and a prefill slice; the attention backend sees which slice it runs.
+ *
+ * With `parallel.threads = 2` a worker thread holds a second copy of the engine (worker-shard.ts):
+ * each sequence is assigned to one of the two on its first step (the one with fewer live sequences)
+ * and stays there; a step runs both parts at once. Rows never interact (batch invariance), so the
+ * results are bit-identical to one thread; the phases are decided over the whole step first.
  */
 import { UserError } from '../core/errors.js';
 import { smScale, windowLeft } from './config.js';
@@ -21,7 +26,10 @@ import { PagedKvCache } from './kv-cache/paged.js';
 import { buildRopeTables, forward, mtpStep, RunState, type Model, type Precision } from './model.js';
 import { accelerate } from './wasm/accelerate.js';
 import { batchVariantMatmul, jsPartialMatmul } from './batch-variant.js';
+import type { AttentionSettings } from './emulate.js';
 import { matmul as jsMatmul, type RopeTable } from './ops.js';
+import { toShardAttention, type ShardOp } from './shard-protocol.js';
+import { WorkerShard } from './worker-shard.js';
 
 export interface EngineOptions {
   precision: Precision;
@@ -47,6 +55,19 @@ export interface EngineOptions {
    * the tiny, batch-dependent differences real servers show. Default false: batch-invariant.
    */
   batchVariantNumerics?: boolean;
+  /**
+   * Run steps on two threads (data-parallel: a worker thread takes about half the sequences). Off
+   * with batch-variant numerics (its reduction order follows the whole step's row count) and with a
+   * fault model a worker cannot rebuild. Call close() to end the thread (it never keeps the process alive).
+   */
+  parallel?: ParallelOptions;
+}
+
+export interface ParallelOptions {
+  /** 1: this thread only; 2: this thread and one worker thread. */
+  threads: number;
+  /** The settings `backend` was built from: the worker builds its own backend from them. */
+  attention: AttentionSettings;
 }
 
 export interface StepRequest {
@@ -84,6 +105,13 @@ export class Engine {
   private readonly compute: Model;
   /** Which matmul kernels are in use ('wasm-simd' falls back to 'js' where SIMD is unavailable). */
   readonly kernels: 'js' | 'wasm-simd';
+  /** The worker thread (parallel.threads = 2), started by the first step with two sequences or by startThreads(). */
+  private shard: WorkerShard | null = null;
+  /** Sequences that live in the worker (absent: this thread), their lengths, and live counts per thread. */
+  private readonly remote = new Map<number, number>();
+  private readonly local = new Set<number>();
+  /** Cache bookkeeping for the worker's sequences, sent with its next step. */
+  private pendingOps: ShardOp[] = [];
 
   constructor(
     readonly model: Model,
@@ -110,21 +138,122 @@ export class Engine {
   }
 
   length(seqId: number): number {
-    return this.cache.length(seqId);
+    return this.remote.get(seqId) ?? this.cache.length(seqId);
   }
 
   /** Keep the first `len` tokens of a sequence (e.g. drop rejected drafts). */
   rollback(seqId: number, len: number): void {
-    this.cache.truncate(seqId, len);
+    const remoteLen = this.remote.get(seqId);
+    if (remoteLen === undefined) return this.cache.truncate(seqId, len);
+    if (len > remoteLen) throw new RangeError(`truncate to ${len} > length ${remoteLen}`);
+    this.remote.set(seqId, len);
+    this.pendingOps.push({ kind: 'truncate', seqId, len });
   }
 
   release(seqId: number): void {
-    this.cache.free(seqId);
+    this.local.delete(seqId);
+    if (!this.remote.delete(seqId)) return this.cache.free(seqId);
+    this.pendingOps.push({ kind: 'free', seqId });
+  }
+
+  /**
+   * Starts the worker thread when `parallel.threads` is 2 (idempotent); resolves true once it takes
+   * work, false when this engine runs on one thread. Steps never wait for it: until it is ready every
+   * sequence runs here.
+   */
+  startThreads(): Promise<boolean> {
+    const p = this.options.parallel;
+    const attention = p && p.threads >= 2 && !this.options.batchVariantNumerics ? toShardAttention(p.attention) : null;
+    if (!attention) return Promise.resolve(false);
+    if (!this.shard) {
+      const { backend: _backend, parallel: _parallel, ...options } = this.options;
+      this.shard = new WorkerShard(this.model, options, attention);
+    }
+    return this.shard.ready;
+  }
+
+  /** Live sequences on this thread and in the worker (parallel engines; tests and metrics). */
+  sequencesPerThread(): { here: number; worker: number } {
+    return { here: this.local.size, worker: this.remote.size };
+  }
+
+  /** Ends the worker thread, if any (its sequences are gone; this engine keeps running on one thread). */
+  async close(): Promise<void> {
+    await this.shard?.close();
   }
 
   forward(batch: readonly StepRequest[]): StepResult[] {
-    const c = this.model.config;
     this.validate(batch);
+    const split = splitDecodesAndPrefills(
+      batch.map((r) => r.tokens.length),
+      this.decodeThreshold,
+    );
+    const decode = batch.map(() => false);
+    for (const i of split.decode) decode[i] = true;
+    if (!this.options.parallel) return this.forwardPhased(batch, decode, split.qLenPerReq);
+    if (batch.length >= 2 && !this.shard) void this.startThreads();
+    return this.forwardShared(batch, decode, split.qLenPerReq);
+  }
+
+  /** A step over this thread and the worker: each sequence runs where it lives (new ones: where fewer live). */
+  private forwardShared(batch: readonly StepRequest[], decode: boolean[], qLenPerReq: number): StepResult[] {
+    const shard = this.shard?.isReady && !this.shard.dead ? this.shard : null;
+    for (const req of batch)
+      if (!this.remote.has(req.seqId) && !this.local.has(req.seqId)) {
+        if (shard && this.cache.length(req.seqId) === 0 && this.remote.size < this.local.size) this.remote.set(req.seqId, 0);
+        else this.local.add(req.seqId);
+      }
+    const there = batch.flatMap((r, i) => (this.remote.has(r.seqId) ? [i] : []));
+    if (!there.length) return this.forwardPhased(batch, decode, qLenPerReq);
+    if (!shard) throw new Error('the engine worker thread stopped; its sequences cannot continue');
+    const here = batch.flatMap((r, i) => (this.remote.has(r.seqId) ? [] : [i]));
+    const { vocabSize: V, hiddenSize: d } = this.model.config;
+    const before = there.map((i) => this.remote.get(batch[i].seqId)!);
+    shard.post(
+      this.pendingOps.splice(0),
+      there.map((i) => ({ seqId: batch[i].seqId, tokens: [...batch[i].tokens] })),
+      there.map((i) => decode[i]),
+      qLenPerReq,
+      V,
+      d,
+    );
+    const rowsThere = there.map((i) => batch[i].tokens.length);
+    let mine: StepResult[];
+    try {
+      mine = here.length ? this.forwardPhased(here.map((i) => batch[i]), here.map((i) => decode[i]), qLenPerReq) : [];
+    } catch (e) {
+      // leave every sequence as it was: undo the worker's part once it is done
+      try {
+        shard.collect(rowsThere, V, d);
+        there.forEach((i, k) => this.pendingOps.push({ kind: 'truncate', seqId: batch[i].seqId, len: before[k] }));
+      } catch {
+        // the worker failed too; it restored what it could
+      }
+      throw e;
+    }
+    let theirs;
+    try {
+      theirs = shard.collect(rowsThere, V, d);
+    } catch (e) {
+      here.forEach((i) => this.cache.truncate(batch[i].seqId, this.cache.length(batch[i].seqId) - batch[i].tokens.length));
+      throw e;
+    }
+    there.forEach((i, k) => this.remote.set(batch[i].seqId, before[k] + batch[i].tokens.length));
+    const results: StepResult[] = new Array(batch.length);
+    here.forEach((i, k) => (results[i] = mine[k]));
+    there.forEach((i, k) => {
+      const phase: AttentionPhase = decode[i] ? { kind: 'decode', qLenPerReq } : { kind: 'prefill' };
+      results[i] = { seqId: batch[i].seqId, rows: batch[i].tokens.length, logits: theirs[k].logits, hidden: theirs[k].hidden, phase };
+    });
+    return results;
+  }
+
+  /**
+   * One thread's part of a step, without validation: `decode[i]` says whether request i runs in the
+   * decode slice (with `qLenPerReq` rows each) or the prefill slice, as decided over the whole step.
+   */
+  forwardPhased(batch: readonly StepRequest[], decode: readonly boolean[], qLenPerReq: number): StepResult[] {
+    const c = this.model.config;
     const rows = batch.reduce((n, r) => n + r.tokens.length, 0);
     const tokens = new Int32Array(rows), positions = new Int32Array(rows), seqIds = new Int32Array(rows);
     const starts: number[] = [];
@@ -147,11 +276,9 @@ export class Engine {
         row++;
       });
     }
-    const split = splitDecodesAndPrefills(
-      batch.map((r) => r.tokens.length),
-      this.decodeThreshold,
-    );
-    const decodePhase: AttentionPhase = { kind: 'decode', qLenPerReq: split.qLenPerReq };
+    const decodeIdx = batch.flatMap((_, i) => (decode[i] ? [i] : []));
+    const prefillIdx = batch.flatMap((_, i) => (decode[i] ? [] : [i]));
+    const decodePhase: AttentionPhase = { kind: 'decode', qLenPerReq };
     const prefillPhase: AttentionPhase = { kind: 'prefill' };
     const attend = (layer: number, q: Float32Array, out: Float32Array) => {
       const params = this.layerParams(layer);
@@ -162,18 +289,17 @@ export class Engine {
           qLen: batch[i].tokens.length,
           rowStart: starts[i],
         }));
-      if (split.decode.length) this.options.backend.run(q, out, group(split.decode), params, decodePhase);
-      if (split.prefill.length) this.options.backend.run(q, out, group(split.prefill), params, prefillPhase);
+      if (decodeIdx.length) this.options.backend.run(q, out, group(decodeIdx), params, decodePhase);
+      if (prefillIdx.length) this.options.backend.run(q, out, group(prefillIdx), params, prefillPhase);
     };
     const out = forward(this.compute, this.state, { rows, tokens, positions, seqIds }, this.cache, attend, this.rope, this.options.precision);
     const { vocabSize: V, hiddenSize: d } = c;
-    const decodeSet = new Set(split.decode);
     return batch.map((req, i) => ({
       seqId: req.seqId,
       rows: req.tokens.length,
       logits: out.logits.subarray(starts[i] * V, (starts[i] + req.tokens.length) * V),
       hidden: out.hidden.subarray(starts[i] * d, (starts[i] + req.tokens.length) * d),
-      phase: decodeSet.has(i) ? decodePhase : prefillPhase,
+      phase: decode[i] ? decodePhase : prefillPhase,
     }));
   }
 
@@ -208,7 +334,7 @@ export class Engine {
       for (const t of req.tokens)
         if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize)
           throw new UserError(`token id ${t} is outside the vocabulary (0..${c.vocabSize - 1})`, { code: 'E_TOKEN_ID' });
-      const end = this.cache.length(req.seqId) + req.tokens.length;
+      const end = this.length(req.seqId) + req.tokens.length;
       if (end > c.maxPositions)
         throw new UserError(`sequence ${req.seqId} would reach ${end} tokens; the model's max_position_embeddings is ${c.maxPositions}`, {
           code: 'E_CONTEXT_LENGTH',

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../core/rng.js';
-import { applyRope, buildRopeTable, geglu, matmul, matvec, rmsNorm } from './ops.js';
+import { roundToBf16 } from '../numerics/bf16.js';
+import { applyRope, buildRopeTable, geglu, matmul, matvec, rmsNorm, roundBf16 } from './ops.js';
 
 const rng = createRng(7);
 const rand = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
@@ -63,4 +64,18 @@ test('geglu: gelu_tanh(gate) · up', () => {
   geglu(g, u, 3);
   const gelu = (x: number) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
   [0, 1, -2].forEach((x, i) => assert.ok(Math.abs(g[i] - gelu(x) * [5, 2, 3][i]) < 1e-6));
+});
+
+test('roundBf16 (bits through a Uint32 view) ≡ roundToBf16 element by element: ties, subnormals, ±0, ±inf, NaN; only the first len', () => {
+  const bits = new Uint32Array(20000);
+  for (let i = 0; i < bits.length; i++) bits[i] = (rng.next() * 2 ** 32) >>> 0;
+  // ties to even both ways, the largest finite values, subnormals, zeros, infinities, NaNs
+  bits.set([0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7fffff, 0x00008000, 0x00018000, 0x00000001, 0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00001, 0xffffffff, 0x7f800001]);
+  const x = new Float32Array(bits.buffer.slice(0));
+  const expected = Float32Array.from(x, (v) => roundToBf16(v));
+  const len = x.length - 5;
+  roundBf16(x, len);
+  const got = new Uint32Array(x.buffer), want = new Uint32Array(expected.buffer);
+  for (let i = 0; i < len; i++) assert.equal(got[i], want[i], `element ${i} (bits 0x${bits[i].toString(16)})`);
+  for (let i = len; i < x.length; i++) assert.equal(got[i], bits[i], 'beyond len: untouched');
 });

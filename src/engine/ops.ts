@@ -125,7 +125,15 @@ export function softcap(x: Float32Array, cap: number, len: number): void {
   for (let i = 0; i < len; i++) x[i] = cap * Math.tanh(x[i] / cap);
 }
 
-/** Round the first len values to BF16 in place (where a BF16 serving stack stores a tensor). */
+/**
+ * Round the first len values to BF16 in place (where a BF16 serving stack stores a tensor): the same
+ * RNE as numerics/bf16.ts roundToBf16, done on the float32 bits through a Uint32 view of the same
+ * memory (an integer add and mask per element; NaN → the canonical quiet NaN).
+ */
 export function roundBf16(x: Float32Array, len: number): void {
-  for (let i = 0; i < len; i++) x[i] = roundToBf16(x[i]);
+  const u = new Uint32Array(x.buffer, x.byteOffset, len);
+  for (let i = 0; i < len; i++) {
+    const b = u[i];
+    u[i] = (b & 0x7fffffff) > 0x7f800000 ? 0x7fc00000 : ((b + ((b >>> 16) & 1) + 0x7fff) & 0xffff0000) >>> 0;
+  }
 }

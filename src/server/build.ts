@@ -3,6 +3,7 @@
  * max_num_seqs sequences of max_model_len), the scheduler, its async driver, and the hono app.
  * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
  */
+import { availableParallelism } from 'node:os';
 import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
 import type { EngineSettings } from '../engine/flags.js';
@@ -24,6 +25,11 @@ export interface ServerConfig {
   maxNumSeqs: number;
   /** Reduction order depends on the batch (tiny, benign batch-dependent differences). */
   batchVariantNumerics?: boolean;
+  /**
+   * Engine threads: 2 lets a worker thread run about half the sequences of every step (bit-identical;
+   * engine.ts). Default: 2 where the machine has two cores or more, else 1.
+   */
+  engineThreads?: number;
   limits?: Partial<ServerLimits>;
   defaults?: Partial<SamplingDefaults>;
   returnTokensAsTokenIds?: boolean;
@@ -49,6 +55,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     backend: createBackend(s.attention),
     numSpeculativeTokens: cfg.spec?.numSpeculativeTokens ?? 0,
     batchVariantNumerics: cfg.batchVariantNumerics ?? false,
+    parallel: { threads: cfg.engineThreads ?? Math.min(2, availableParallelism()), attention: s.attention },
   });
   const scheduler = new Scheduler(engine, { spec: cfg.spec, maxNumSeqs: cfg.maxNumSeqs, maxModelLen: s.maxModelLen });
   const runner = new EngineRunner(scheduler);

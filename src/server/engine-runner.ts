@@ -73,7 +73,7 @@ export class EngineRunner {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking requests; waits up to `timeoutMs` for in-flight ones, then aborts the rest. */
+  /** Stops taking requests; waits up to `timeoutMs` for in-flight ones, then aborts the rest and ends the engine's worker thread. */
   async shutdown(timeoutMs: number): Promise<void> {
     this.closed = true;
     let timer: NodeJS.Timeout | undefined;
@@ -84,6 +84,7 @@ export class EngineRunner {
       this.scheduler.abortAll();
       await this.whenIdle();
     }
+    await this.scheduler.engine.close();
   }
 
   private kick(): void {
