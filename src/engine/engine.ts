@@ -28,8 +28,8 @@ import { accelerate } from './wasm/accelerate.js';
 import { batchVariantMatmul, jsPartialMatmul } from './batch-variant.js';
 import type { AttentionSettings } from './emulate.js';
 import { matmul as jsMatmul, type RopeTable } from './ops.js';
-import { toShardAttention, type ShardOp } from './shard-protocol.js';
-import { WorkerShard } from './worker-shard.js';
+import { toShardAttention } from './shard-protocol.js';
+import { ThreadSplit } from './thread-split.js';
 
 export interface EngineOptions {
   precision: Precision;
@@ -105,13 +105,8 @@ export class Engine {
   private readonly compute: Model;
   /** Which matmul kernels are in use ('wasm-simd' falls back to 'js' where SIMD is unavailable). */
   readonly kernels: 'js' | 'wasm-simd';
-  /** The worker thread (parallel.threads = 2), started by the first step with two sequences or by startThreads(). */
-  private shard: WorkerShard | null = null;
-  /** Sequences that live in the worker (absent: this thread), their lengths, and live counts per thread. */
-  private readonly remote = new Map<number, number>();
-  private readonly local = new Set<number>();
-  /** Cache bookkeeping for the worker's sequences, sent with its next step. */
-  private pendingOps: ShardOp[] = [];
+  /** The two-thread split (parallel.threads = 2; thread-split.ts), or null: one thread. */
+  private readonly split: ThreadSplit | null;
 
   constructor(
     readonly model: Model,
@@ -135,25 +130,23 @@ export class Engine {
     this.rope = buildRopeTables(c, options.precision);
     const k = options.numSpeculativeTokens ?? 0;
     this.decodeThreshold = options.backend.supportsSpecAsDecode ? 1 + k : 1;
+    const p = options.parallel;
+    const attention = p && p.threads >= 2 && !options.batchVariantNumerics ? toShardAttention(p.attention) : null;
+    const { backend: _backend, parallel: _parallel, ...shardOptions } = options;
+    this.split = attention ? new ThreadSplit(this, model, shardOptions, attention) : null;
   }
 
   length(seqId: number): number {
-    return this.remote.get(seqId) ?? this.cache.length(seqId);
+    return this.split?.length(seqId) ?? this.cache.length(seqId);
   }
 
   /** Keep the first `len` tokens of a sequence (e.g. drop rejected drafts). */
   rollback(seqId: number, len: number): void {
-    const remoteLen = this.remote.get(seqId);
-    if (remoteLen === undefined) return this.cache.truncate(seqId, len);
-    if (len > remoteLen) throw new RangeError(`truncate to ${len} > length ${remoteLen}`);
-    this.remote.set(seqId, len);
-    this.pendingOps.push({ kind: 'truncate', seqId, len });
+    if (!this.split?.rollback(seqId, len)) this.cache.truncate(seqId, len);
   }
 
   release(seqId: number): void {
-    this.local.delete(seqId);
-    if (!this.remote.delete(seqId)) return this.cache.free(seqId);
-    this.pendingOps.push({ kind: 'free', seqId });
+    if (!this.split?.release(seqId)) this.cache.free(seqId);
   }
 
   /**
@@ -162,90 +155,62 @@ export class Engine {
    * sequence runs here.
    */
   startThreads(): Promise<boolean> {
-    const p = this.options.parallel;
-    const attention = p && p.threads >= 2 && !this.options.batchVariantNumerics ? toShardAttention(p.attention) : null;
-    if (!attention) return Promise.resolve(false);
-    if (!this.shard) {
-      const { backend: _backend, parallel: _parallel, ...options } = this.options;
-      this.shard = new WorkerShard(this.model, options, attention);
-    }
-    return this.shard.ready;
+    return this.split?.start() ?? Promise.resolve(false);
   }
 
   /** Live sequences on this thread and in the worker (parallel engines; tests and metrics). */
   sequencesPerThread(): { here: number; worker: number } {
-    return { here: this.local.size, worker: this.remote.size };
+    return this.split?.counts() ?? { here: 0, worker: 0 };
   }
 
   /** Ends the worker thread, if any (its sequences are gone; this engine keeps running on one thread). */
   async close(): Promise<void> {
-    await this.shard?.close();
+    await this.split?.close();
   }
 
   forward(batch: readonly StepRequest[]): StepResult[] {
     this.validate(batch);
+    const { decode, qLenPerReq } = this.phases(batch);
+    if (!this.split) return this.forwardPhased(batch, decode, qLenPerReq);
+    if (batch.length >= 2 && !this.split.started) void this.startThreads();
+    return this.split.forward(batch, decode, qLenPerReq);
+  }
+
+  /**
+   * Announces the next step (as far as the caller knows it): a two-thread engine starts the worker's
+   * part now, so it runs while this thread does other work; forward() uses it where the step turns out
+   * the same. A no-op on one thread; never required.
+   */
+  prefetch(batch: readonly StepRequest[]): void {
+    if (!this.split || batch.length === 0) return;
+    try {
+      this.validate(batch);
+    } catch {
+      return; // forward() will report it
+    }
+    const { decode, qLenPerReq } = this.phases(batch);
+    this.split.prefetch(batch, decode, qLenPerReq);
+  }
+
+  /** Prefetched worker requests a step used or threw away (two-thread engines; tests and metrics). */
+  prefetchCounters(): { used: number; dropped: number } {
+    return { ...(this.split?.prefetched ?? { used: 0, dropped: 0 }) };
+  }
+
+  /** Whether prefetch() can do anything now (a worker thread holds sequences). */
+  get prefetches(): boolean {
+    return (this.split?.counts().worker ?? 0) > 0;
+  }
+
+  /** The decode / prefill split of a whole step (vLLM's split_decodes_and_prefills with require_uniform). */
+  private phases(batch: readonly StepRequest[]): { decode: boolean[]; qLenPerReq: number } {
     const split = splitDecodesAndPrefills(
       batch.map((r) => r.tokens.length),
       this.decodeThreshold,
     );
     const decode = batch.map(() => false);
     for (const i of split.decode) decode[i] = true;
-    if (!this.options.parallel) return this.forwardPhased(batch, decode, split.qLenPerReq);
-    if (batch.length >= 2 && !this.shard) void this.startThreads();
-    return this.forwardShared(batch, decode, split.qLenPerReq);
-  }
-
-  /** A step over this thread and the worker: each sequence runs where it lives (new ones: where fewer live). */
-  private forwardShared(batch: readonly StepRequest[], decode: boolean[], qLenPerReq: number): StepResult[] {
-    const shard = this.shard?.isReady && !this.shard.dead ? this.shard : null;
-    for (const req of batch)
-      if (!this.remote.has(req.seqId) && !this.local.has(req.seqId)) {
-        if (shard && this.cache.length(req.seqId) === 0 && this.remote.size < this.local.size) this.remote.set(req.seqId, 0);
-        else this.local.add(req.seqId);
-      }
-    const there = batch.flatMap((r, i) => (this.remote.has(r.seqId) ? [i] : []));
-    if (!there.length) return this.forwardPhased(batch, decode, qLenPerReq);
-    if (!shard) throw new Error('the engine worker thread stopped; its sequences cannot continue');
-    const here = batch.flatMap((r, i) => (this.remote.has(r.seqId) ? [] : [i]));
-    const { vocabSize: V, hiddenSize: d } = this.model.config;
-    const before = there.map((i) => this.remote.get(batch[i].seqId)!);
-    shard.post(
-      this.pendingOps.splice(0),
-      there.map((i) => ({ seqId: batch[i].seqId, tokens: [...batch[i].tokens] })),
-      there.map((i) => decode[i]),
-      qLenPerReq,
-      V,
-      d,
-    );
-    const rowsThere = there.map((i) => batch[i].tokens.length);
-    let mine: StepResult[];
-    try {
-      mine = here.length ? this.forwardPhased(here.map((i) => batch[i]), here.map((i) => decode[i]), qLenPerReq) : [];
-    } catch (e) {
-      // leave every sequence as it was: undo the worker's part once it is done
-      try {
-        shard.collect(rowsThere, V, d);
-        there.forEach((i, k) => this.pendingOps.push({ kind: 'truncate', seqId: batch[i].seqId, len: before[k] }));
-      } catch {
-        // the worker failed too; it restored what it could
-      }
-      throw e;
-    }
-    let theirs;
-    try {
-      theirs = shard.collect(rowsThere, V, d);
-    } catch (e) {
-      here.forEach((i) => this.cache.truncate(batch[i].seqId, this.cache.length(batch[i].seqId) - batch[i].tokens.length));
-      throw e;
-    }
-    there.forEach((i, k) => this.remote.set(batch[i].seqId, before[k] + batch[i].tokens.length));
-    const results: StepResult[] = new Array(batch.length);
-    here.forEach((i, k) => (results[i] = mine[k]));
-    there.forEach((i, k) => {
-      const phase: AttentionPhase = decode[i] ? { kind: 'decode', qLenPerReq } : { kind: 'prefill' };
-      results[i] = { seqId: batch[i].seqId, rows: batch[i].tokens.length, logits: theirs[k].logits, hidden: theirs[k].hidden, phase };
-    });
-    return results;
+    return { decode, qLenPerReq: split.qLenPerReq };
   }
 
   /**

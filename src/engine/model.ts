@@ -16,7 +16,7 @@
 import { roundToBf16 } from '../numerics/bf16.js';
 import { ropeThetaFor, type ModelConfig } from './config.js';
 import type { KvCache } from './kv-cache/cache.js';
-import { addInPlace, applyRope, buildRopeTable, geglu, matmul as jsMatmul, rmsNorm, roundBf16, softcap, type MatmulFn, type RopeTable } from './ops.js';
+import { addInPlace, applyRope, buildRopeTable, geglu, gegluBf16, matmul as jsMatmul, rmsNorm, roundBf16, softcap, type MatmulFn, type RopeTable } from './ops.js';
 import type { MtpWeights, Weights } from './weights.js';
 
 export type Precision = 'fp32' | 'bf16';
@@ -107,6 +107,8 @@ export function forward(
   const n = batch.rows;
   const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = c;
   const store = precision === 'bf16' ? (a: Float32Array, len: number) => roundBf16(a, len) : () => {};
+  // the gate is stored as BF16 before the activation in bf16 mode: a table lookup gives the same activation
+  const gegluStored = precision === 'bf16' ? gegluBf16 : geglu;
   s.ensure(n);
   const matmul = s.matmul;
 
@@ -155,7 +157,7 @@ export function forward(
     matmul(s.up, s.xb, lw.wUp, n, d, I);
     store(s.gate, n * I);
     store(s.up, n * I);
-    geglu(s.gate, s.up, n * I);
+    gegluStored(s.gate, s.up, n * I);
     store(s.gate, n * I);
     matmul(s.xb2, s.gate, lw.wDown, n, I, d);
     store(s.xb2, n * d);
@@ -194,6 +196,7 @@ export function mtpStep(
 ): { logits: Float32Array; g: Float32Array } {
   const { hiddenSize: d, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = model.config;
   const store = precision === 'bf16' ? (a: Float32Array) => roundBf16(a, a.length) : () => {};
+  const gegluStored = precision === 'bf16' ? gegluBf16 : geglu;
   const scale = precision === 'bf16' ? roundToBf16(Math.sqrt(d)) : Math.fround(Math.sqrt(d));
   const e = new Float32Array(d);
   for (let i = 0; i < d; i++) e[i] = model.weights.embed[nextToken * d + i] * scale;
@@ -213,7 +216,7 @@ export function mtpStep(
   matmul(up, m, mtp.wUp, 1, d, I);
   store(gate);
   store(up);
-  geglu(gate, up, I);
+  gegluStored(gate, up, I);
   store(gate);
   const g = new Float32Array(d);
   matmul(g, gate, mtp.wDown, 1, I, d);

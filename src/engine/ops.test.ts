@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../core/rng.js';
 import { roundToBf16 } from '../numerics/bf16.js';
-import { applyRope, buildRopeTable, geglu, matmul, matvec, rmsNorm, roundBf16 } from './ops.js';
+import { applyRope, buildRopeTable, geglu, gegluBf16, matmul, matvec, rmsNorm, roundBf16 } from './ops.js';
 
 const rng = createRng(7);
 const rand = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
@@ -78,4 +78,17 @@ test('roundBf16 (bits through a Uint32 view) ≡ roundToBf16 element by element:
   const got = new Uint32Array(x.buffer), want = new Uint32Array(expected.buffer);
   for (let i = 0; i < len; i++) assert.equal(got[i], want[i], `element ${i} (bits 0x${bits[i].toString(16)})`);
   for (let i = len; i < x.length; i++) assert.equal(got[i], bits[i], 'beyond len: untouched');
+});
+
+test('gegluBf16 (activation table) ≡ geglu bit for bit on every BF16 gate value, NaN and infinities included', () => {
+  const bits = new Uint32Array(65536 * 2);
+  for (let i = 0; i < bits.length; i++) bits[i] = (i % 65536) << 16; // every BF16 pattern, twice
+  const gate = new Float32Array(bits.buffer);
+  const up = Float32Array.from({ length: gate.length }, () => rng.normal() * 4);
+  const a = gate.slice(), b = gate.slice();
+  geglu(a, up, a.length - 3);
+  gegluBf16(b, up, b.length - 3);
+  const ua = new Uint32Array(a.buffer), ub = new Uint32Array(b.buffer);
+  for (let i = 0; i < a.length; i++) if (ua[i] !== ub[i]) assert.fail(`gate bits 0x${bits[i].toString(16)}: 0x${ua[i].toString(16)} vs 0x${ub[i].toString(16)}`);
+  assert.equal(ub[b.length - 1], bits[b.length - 1], 'beyond len: untouched');
 });

@@ -106,13 +106,34 @@ export function applyRope(x: Float32Array, positions: ArrayLike<number>, rows: n
 
 const GELU_K = Math.sqrt(2 / Math.PI);
 
+/** float32(gelu_tanh(g)), the activation both GeGLU variants use. */
+function geluTanh(g: number): number {
+  return Math.fround(0.5 * g * (1 + Math.tanh(GELU_K * (g + 0.044715 * g * g * g))));
+}
+
 /** gate[i] = gelu_tanh(gate[i]) · up[i] (GeGLU), in place on gate. */
 export function geglu(gate: Float32Array, up: Float32Array, len: number): void {
-  for (let i = 0; i < len; i++) {
-    const g = gate[i];
-    const act = 0.5 * g * (1 + Math.tanh(GELU_K * (g + 0.044715 * g * g * g)));
-    gate[i] = Math.fround(act) * up[i];
+  for (let i = 0; i < len; i++) gate[i] = geluTanh(gate[i]) * up[i];
+}
+
+let bf16GeluTable: Float32Array | null = null;
+
+/**
+ * geglu for a gate that holds BF16 values (bf16 mode stores the gate projection before the
+ * activation): the activation of each of the 65,536 BF16 bit patterns is computed once, by the same
+ * geluTanh, into a table (256 KiB), so the result is identical to geglu without a tanh per element.
+ * Values that are not BF16 would index the wrong entry: only call it on BF16-rounded gates.
+ */
+export function gegluBf16(gate: Float32Array, up: Float32Array, len: number): void {
+  let table = bf16GeluTable;
+  if (!table) {
+    const bits = new Uint32Array(65536);
+    for (let b = 0; b < 65536; b++) bits[b] = b << 16;
+    const values = new Float32Array(bits.buffer);
+    table = bf16GeluTable = Float32Array.from(values, geluTanh);
   }
+  const g = new Uint32Array(gate.buffer, gate.byteOffset, len);
+  for (let i = 0; i < len; i++) gate[i] = table[g[i] >>> 16] * up[i];
 }
 
 /** x[i] += y[i] (the residual add). */

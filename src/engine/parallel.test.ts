@@ -120,6 +120,34 @@ describe('two threads ≡ one thread, bit for bit', () => {
     assert.equal(two.sequencesPerThread().worker, 1);
   });
 
+  test('prefetch: used when the step matches; dropped and undone for an aborted sequence, changed tokens, a rollback; joins still run', async () => {
+    const two = engine(2), one = engine(1);
+    assert.equal(await two.startThreads(), true);
+    const both = (step: { seqId: number; tokens: number[] }[]) => {
+      const a = two.forward(step), b = one.forward(step);
+      a.forEach((r, i) => assert.deepEqual(r.logits, b[i].logits, `seq ${r.seqId}`));
+    };
+    both([{ seqId: 1, tokens: enc('first') }, { seqId: 2, tokens: enc('second') }, { seqId: 3, tokens: enc('third') }, { seqId: 4, tokens: enc('4th') }]);
+    assert.deepEqual(two.sequencesPerThread(), { here: 2, worker: 2 });
+    // 1. the step as announced
+    two.prefetch([{ seqId: 1, tokens: [10] }, { seqId: 2, tokens: [11] }, { seqId: 3, tokens: [12] }, { seqId: 4, tokens: [13] }]);
+    both([{ seqId: 1, tokens: [10] }, { seqId: 2, tokens: [11] }, { seqId: 3, tokens: [12] }, { seqId: 4, tokens: [13] }]);
+    assert.deepEqual(two.prefetchCounters(), { used: 2, dropped: 0 });
+    // 2. a worker sequence left out (aborted), another with other tokens, a new sequence joining
+    two.prefetch([{ seqId: 1, tokens: [20] }, { seqId: 2, tokens: [21] }, { seqId: 3, tokens: [22] }, { seqId: 4, tokens: [23] }]);
+    both([{ seqId: 1, tokens: [20] }, { seqId: 3, tokens: [22] }, { seqId: 4, tokens: [24, 25] }, { seqId: 5, tokens: enc('fifth') }]);
+    assert.deepEqual(two.prefetchCounters(), { used: 2, dropped: 2 });
+    // 3. a rollback after the prefetch voids it for that sequence
+    two.prefetch([{ seqId: 2, tokens: [30] }, { seqId: 4, tokens: [31] }]);
+    two.rollback(4, two.length(4) - 1);
+    one.rollback(4, one.length(4) - 1);
+    both([{ seqId: 2, tokens: [30] }, { seqId: 4, tokens: [31] }, { seqId: 1, tokens: [32] }]);
+    assert.deepEqual(two.prefetchCounters(), { used: 3, dropped: 3 });
+    // the dropped work left nothing behind: every sequence continues bit-identically
+    assert.deepEqual([1, 2, 3, 4, 5].map((id) => two.length(id)), [1, 2, 3, 4, 5].map((id) => one.length(id)));
+    both([1, 2, 3, 4, 5].map((seqId) => ({ seqId, tokens: [40 + seqId] })));
+  });
+
   test('out of KV blocks: the step throws and leaves every sequence (on both threads) as it was', async () => {
     const two = engine(2, { numBlocks: 6 });
     const one = engine(1, { numBlocks: 12 });

@@ -44,6 +44,8 @@ export interface SequenceHandle {
 export class Scheduler {
   private readonly waiting: Sequence[] = [];
   private readonly running: Sequence[] = [];
+  /** Next-step tokens computed ahead for a prefetch (prefetchNext). */
+  private readonly prepared = new Map<Sequence, number[]>();
   private nextId = 1;
   readonly counters: SchedulerCounters = {
     steps: 0,
@@ -110,7 +112,9 @@ export class Scheduler {
     if (!this.running.length) return false;
     const batch = this.running.map((s) => {
       s.beginStep(this.engine.length(s.id));
-      return { seqId: s.id, tokens: s.nextStep(this.engine) };
+      const tokens = this.prepared.get(s) ?? s.nextStep(this.engine);
+      this.prepared.delete(s);
+      return { seqId: s.id, tokens };
     });
     let results;
     try {
@@ -137,7 +141,23 @@ export class Scheduler {
       this.counters.specAcceptedTokens += s.spec.acceptedTokens - spec.acceptedTokens;
     });
     this.reap();
+    this.prefetchNext();
     return true;
+  }
+
+  /**
+   * With a two-thread engine: the next step's tokens of every running sequence are known now, so the
+   * engine's worker can start its part while the caller serves clients (engine.ts prefetch). The
+   * tokens are kept for that step; a sequence that is aborted meanwhile just drops them.
+   */
+  private prefetchNext(): void {
+    if (!this.engine.prefetches || !this.running.length) return;
+    const next = this.running.map((s) => {
+      const tokens = s.nextStep(this.engine);
+      this.prepared.set(s, tokens);
+      return { seqId: s.id, tokens };
+    });
+    this.engine.prefetch(next);
   }
 
   /** Runs steps until every submitted sequence has finished (tests, benchmarks). */
@@ -153,6 +173,7 @@ export class Scheduler {
         if (s.abortRequested && !s.finished) s.finished = s.abortFinish ?? { reason: 'abort' };
         if (!s.finished) continue;
         list.splice(i, 1);
+        this.prepared.delete(s);
         this.engine.release(s.id);
         this.counters.finished[s.finished.reason]++;
         s.sink.onFinish(s.finished);
