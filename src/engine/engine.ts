@@ -126,7 +126,7 @@ export class Engine {
     const fast = (options.kernels ?? 'wasm-simd') === 'wasm-simd' ? accelerate(model) : null;
     this.compute = fast?.model ?? model;
     this.kernels = fast ? 'wasm-simd' : 'js';
-    this.state = new RunState(c, options.batchVariantNumerics ? batchVariantMatmul(fast?.matmul ?? jsMatmul, fast?.partialMatmul ?? jsPartialMatmul) : fast?.matmul);
+    this.state = new RunState(c, options.batchVariantNumerics ? batchVariantMatmul(fast?.matmul ?? jsMatmul, fast?.partialMatmul ?? jsPartialMatmul) : fast?.matmul, fast?.arena ?? null);
     this.rope = buildRopeTables(c, options.precision);
     const k = options.numSpeculativeTokens ?? 0;
     this.decodeThreshold = options.backend.supportsSpecAsDecode ? 1 + k : 1;

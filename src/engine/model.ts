@@ -37,40 +37,73 @@ export interface ForwardBatch {
 /** Runs one layer's attention for all rows: q [rows, Hq, hd] → out [rows, Hq, hd] (K/V are already in the cache). */
 export type AttendFn = (layer: number, q: Float32Array, out: Float32Array) => void;
 
-/** Scratch buffers for `rows` rows; shapes per row in the comments. Grown, never shrunk. */
-export class RunState {
+/** The scratch arrays of a forward, each [rows, per-row width]. */
+export interface RunBuffers {
+  x: Float32Array; // [d] residual stream
+  xb: Float32Array; // [d] normed input of a block
+  xb2: Float32Array; // [d] block output before the residual add
+  q: Float32Array; // [Hq*hd]
+  k: Float32Array; // [Hkv*hd]
+  v: Float32Array; // [Hkv*hd]
+  att: Float32Array; // [Hq*hd] attention output
+  gate: Float32Array; // [I]
+  up: Float32Array; // [I]
+  logits: Float32Array; // [V]
+}
+
+/** Floats per row of each scratch array. */
+export function runBufferWidths(c: ModelConfig): Record<keyof RunBuffers, number> {
+  const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V } = c;
+  return { x: d, xb: d, xb2: d, q: hq * hd, k: hkv * hd, v: hkv * hd, att: hq * hd, gate: I, up: I, logits: V };
+}
+
+/** Scratch arrays for a fixed number of rows living in the matmul kernel's memory (no copies around it). */
+export interface ScratchArena {
+  rows: number;
+  buffers: RunBuffers;
+}
+
+/**
+ * Scratch buffers of the forward. Steps of up to `arena.rows` rows use the arena (views into the
+ * SIMD kernel's memory, shared by every RunState of the model on this thread: a forward's scratch is
+ * dead once it returns); larger ones use arrays on the JS heap, grown, never shrunk.
+ */
+export class RunState implements RunBuffers {
   rows = 0;
-  x = new Float32Array(0); // [d] residual stream
-  xb = new Float32Array(0); // [d] normed input of a block
-  xb2 = new Float32Array(0); // [d] block output before the residual add
-  q = new Float32Array(0); // [Hq*hd]
-  k = new Float32Array(0); // [Hkv*hd]
-  v = new Float32Array(0); // [Hkv*hd]
-  att = new Float32Array(0); // [Hq*hd] attention output
-  gate = new Float32Array(0); // [I]
-  up = new Float32Array(0); // [I]
-  logits = new Float32Array(0); // [V]
+  x: Float32Array = new Float32Array(0);
+  xb: Float32Array = new Float32Array(0);
+  xb2: Float32Array = new Float32Array(0);
+  q: Float32Array = new Float32Array(0);
+  k: Float32Array = new Float32Array(0);
+  v: Float32Array = new Float32Array(0);
+  att: Float32Array = new Float32Array(0);
+  gate: Float32Array = new Float32Array(0);
+  up: Float32Array = new Float32Array(0);
+  logits: Float32Array = new Float32Array(0);
+  private heap: RunBuffers | null = null;
+  private heapRows = 0;
 
   /** The matmul kernel every projection of this state's forward passes use. */
   constructor(
     private readonly c: ModelConfig,
     readonly matmul: MatmulFn = jsMatmul,
+    private readonly arena: ScratchArena | null = null,
   ) {}
 
   ensure(rows: number): void {
-    if (rows <= this.rows) return;
-    const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V } = this.c;
+    if (this.arena && rows <= this.arena.rows) return this.use(this.arena.buffers, this.arena.rows);
+    if (rows > this.heapRows) {
+      const widths = runBufferWidths(this.c);
+      this.heap = Object.fromEntries(Object.entries(widths).map(([k, w]) => [k, new Float32Array(rows * w)])) as unknown as RunBuffers;
+      this.heapRows = rows;
+    }
+    this.use(this.heap!, this.heapRows);
+  }
+
+  private use(b: RunBuffers, rows: number): void {
+    if (this.x === b.x) return;
+    ({ x: this.x, xb: this.xb, xb2: this.xb2, q: this.q, k: this.k, v: this.v, att: this.att, gate: this.gate, up: this.up, logits: this.logits } = b);
     this.rows = rows;
-    this.x = new Float32Array(rows * d);
-    this.xb = new Float32Array(rows * d);
-    this.xb2 = new Float32Array(rows * d);
-    this.q = new Float32Array(rows * hq * hd);
-    this.k = new Float32Array(rows * hkv * hd);
-    this.v = new Float32Array(rows * hkv * hd);
-    this.att = new Float32Array(rows * hq * hd);
-    this.gate = new Float32Array(rows * I);
-    this.up = new Float32Array(rows * I);
-    this.logits = new Float32Array(rows * V);
   }
 }
 

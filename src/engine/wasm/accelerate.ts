@@ -10,7 +10,7 @@
  * one-row kernel: accumulation is float32 (four f32x4 partial sums) instead of the JS kernel's
  * float64, with one fixed order for every row whatever else is in the batch: batch-invariant.
  */
-import type { Model } from '../model.js';
+import { runBufferWidths, type Model, type RunBuffers, type ScratchArena } from '../model.js';
 import { matmul as jsMatmul, type MatmulFn } from '../ops.js';
 import type { LayerWeights, MtpWeights, Weights } from '../weights.js';
 import { matmulRowsModuleBytes } from './matmul-rows-module.js';
@@ -26,6 +26,8 @@ type TilesExport = (w: number, x: number, out: number, D: number, ldo: number, o
 const BLOCK = 2;
 /** Rows copied into the kernel's scratch at once: each weight row is read from memory once per CHUNK rows. */
 const CHUNK = 16;
+/** Rows of the forward scratch kept in the kernels' memory (a decode step of 16 sequences with drafts fits; bigger prefills copy). */
+const ARENA_ROWS = 64;
 /** Outputs per pass of the tiled kernel: their weight rows (≤ 64 · 3 KiB) stay in cache across the chunk's row tiles. */
 const OUTPUT_BLOCK = 64;
 
@@ -71,6 +73,8 @@ export interface AcceleratedModel {
   /** One row: matvec; several: weight-reusing tiles (or blocks of two), each row bit-identical to a one-row call. */
   matmul: MatmulFn;
   partialMatmul: PartialMatmulFn;
+  /** Scratch for forwards of up to ARENA_ROWS rows in the kernels' memory (RunState): no copies around the matmuls. */
+  arena: ScratchArena;
 }
 
 const accelerated = new WeakMap<Model, AcceleratedModel>();
@@ -92,7 +96,9 @@ export function accelerate(model: Model): AcceleratedModel | null {
   const arrays = weightArrays(model.weights);
   const align = (n: number) => Math.ceil(n / 4) * 4; // 16-byte aligned starts (4 floats)
   const scratchFloats = 2 * CHUNK * align(maxDim) + TILE_SCRATCH_FLOATS;
-  const floats = arrays.reduce((n, a) => n + align(a.length), 0) + scratchFloats;
+  const widths = Object.entries(runBufferWidths(c)) as [keyof RunBuffers, number][];
+  const arenaFloats = widths.reduce((n, [, w]) => n + align(ARENA_ROWS * w), 0);
+  const floats = arrays.reduce((n, a) => n + align(a.length), 0) + scratchFloats + arenaFloats;
   const memory = new wasm.Memory({ initial: Math.ceil((floats * 4) / 65536) + 1 });
   const matvec = new wasm.Instance(mod.matvec, { env: { memory } }).exports.matvec as MatvecExport;
   const rowsExports = new wasm.Instance(mod.rows, { env: { memory } }).exports;
@@ -111,6 +117,8 @@ export function accelerate(model: Model): AcceleratedModel | null {
   const xAt = top,
     outAt = xAt + CHUNK * align(maxDim),
     scrAt = outAt + CHUNK * align(maxDim);
+  top = scrAt + TILE_SCRATCH_FLOATS;
+  const arenaBuffers = Object.fromEntries(widths.map(([k, w]) => [k, place(new Float32Array(ARENA_ROWS * w))])) as unknown as RunBuffers;
   const move = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, placed.get(v as Float32Array) ?? v])) as T;
   const w = model.weights;
   const weights: Weights = {
@@ -120,31 +128,38 @@ export function accelerate(model: Model): AcceleratedModel | null {
     layers: w.layers.map(move),
     mtp: w.mtp ? move(w.mtp) : null,
   };
+  // x and out may live in this memory (the arena below): then the kernels read and write them in place
+  const inMemory = (a: Float32Array) => a.buffer === memory.buffer;
   const matmul: MatmulFn = (out, x, wt, n, D, O) => {
     if (wt.buffer !== memory.buffer || D > maxDim || O > maxDim) return jsMatmul(out, x, wt, n, D, O);
+    const xDirect = inMemory(x),
+      outDirect = inMemory(out);
+    /** Byte addresses of rows [c, c + m) of x and out (copying x in when it lives elsewhere). */
+    const xRows = (c: number, m: number) => (xDirect ? x.byteOffset + c * D * 4 : (heap.set(x.subarray(c * D, (c + m) * D), xAt), xAt * 4));
+    const outRows = (c: number) => (outDirect ? out.byteOffset + c * O * 4 : outAt * 4);
+    const copyOut = (c: number, m: number) => outDirect || out.set(heap.subarray(outAt, outAt + m * O), c * O);
     if (n === 1) {
-      heap.set(x.subarray(0, D), xAt);
-      matvec(wt.byteOffset, xAt * 4, outAt * 4, D, O);
-      out.set(heap.subarray(outAt, outAt + O));
+      matvec(wt.byteOffset, xRows(0, 1), outRows(0), D, O);
+      copyOut(0, 1);
       return;
     }
     if (D % 16 === 0) {
       for (let c = 0; c < n; c += CHUNK) {
         const m = Math.min(CHUNK, n - c);
-        heap.set(x.subarray(c * D, (c + m) * D), xAt);
+        const xp = xRows(c, m),
+          op = outRows(c);
         for (let o0 = 0; o0 < O; o0 += OUTPUT_BLOCK) {
           const o1 = Math.min(O, o0 + OUTPUT_BLOCK);
-          for (let r = 0; r < m; r += MAX_TILE_ROWS) tiles[Math.min(MAX_TILE_ROWS, m - r) - 1](wt.byteOffset, (xAt + r * D) * 4, (outAt + r * O) * 4, D, O, o0, o1, scrAt * 4);
+          for (let r = 0; r < m; r += MAX_TILE_ROWS) tiles[Math.min(MAX_TILE_ROWS, m - r) - 1](wt.byteOffset, xp + r * D * 4, op + r * O * 4, D, O, o0, o1, scrAt * 4);
         }
-        out.set(heap.subarray(outAt, outAt + m * O), c * O);
+        copyOut(c, m);
       }
       return;
     }
     for (let r = 0; r < n; r += BLOCK) {
       const R = Math.min(BLOCK, n - r);
-      heap.set(x.subarray(r * D, (r + R) * D), xAt);
-      rows[R - 1](wt.byteOffset, xAt * 4, outAt * 4, D, O, D, D);
-      out.set(heap.subarray(outAt, outAt + R * O), r * O);
+      rows[R - 1](wt.byteOffset, xRows(r, R), outRows(r), D, O, D, D);
+      copyOut(r, R);
     }
   };
   const partialMatmul: PartialMatmulFn = (out, x, wt, n, D, O, c0, c1) => {
@@ -156,7 +171,7 @@ export function accelerate(model: Model): AcceleratedModel | null {
       out.set(heap.subarray(outAt, outAt + R * O), r * O);
     }
   };
-  const result = { model: { config: c, weights }, matmul, partialMatmul };
+  const result = { model: { config: c, weights }, matmul, partialMatmul, arena: { rows: ARENA_ROWS, buffers: arenaBuffers } };
   accelerated.set(model, result);
   return result;
 }
