@@ -119,6 +119,8 @@ for (const r of results)
     `${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / results[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0)}`,
   );
 const ratio = results[1].tps / results[0].tps;
+const pre = built.engine.prefetchCounters();
+console.log(`engine threads ${threads}: worker steps prefetched while this thread served clients: ${pre.used} used, ${pre.dropped} dropped`);
 console.log(`16-stream aggregate throughput ≥ 4× one stream: ${ratio >= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}×)`);
 
 // ---- memory over many requests ---------------------------------------------------------------

@@ -63,6 +63,8 @@ export const CONTROL = {
   status: 1,
   /** Bytes of the error message. */
   errorLength: 2,
+  /** Microseconds the worker spent on the step (balancing). */
+  micros: 3,
   /** Words before the text area. */
   words: 4,
 } as const;

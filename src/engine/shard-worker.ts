@@ -19,16 +19,18 @@ let control = new Int32Array(new SharedArrayBuffer(CONTROL_BYTES), 0, CONTROL.wo
 let errorText = new Uint8Array(new SharedArrayBuffer(ERROR_TEXT_BYTES));
 let results = new Float32Array(new SharedArrayBuffer(0));
 
-function finish(step: number, status: number, message = ''): void {
+function finish(step: number, status: number, started: number, message = ''): void {
   const bytes = new TextEncoder().encode(message).subarray(0, ERROR_TEXT_BYTES);
   errorText.set(bytes);
   Atomics.store(control, CONTROL.errorLength, bytes.length);
   Atomics.store(control, CONTROL.status, status);
+  Atomics.store(control, CONTROL.micros, Math.round((performance.now() - started) * 1000));
   Atomics.store(control, CONTROL.done, step);
   Atomics.notify(control, CONTROL.done);
 }
 
 function runStep(m: StepMessage): void {
+  const started = performance.now();
   if (m.results) results = new Float32Array(m.results);
   const e = engine!;
   try {
@@ -47,9 +49,9 @@ function runStep(m: StepMessage): void {
       results.set(r.hidden, at);
       at += r.rows * d;
     }
-    finish(m.step, 0);
+    finish(m.step, 0, started);
   } catch (err) {
-    finish(m.step, err instanceof KvCacheFullError ? 2 : 1, err instanceof Error ? err.message : String(err));
+    finish(m.step, err instanceof KvCacheFullError ? 2 : 1, started, err instanceof Error ? err.message : String(err));
   }
 }
 

@@ -10,8 +10,8 @@
  * streaming) and then computes its own part; forward() takes the prefetched results for every request
  * whose tokens and phase turned out the same, runs the rest, and undoes prefetched work nobody asked
  * for (an aborted sequence). New sequences go to the worker in the proportion that keeps both threads
- * busy: the share rises while the worker's part is ready when this thread asks for it, and falls while
- * this thread waits for it.
+ * equally busy, estimated after every two-thread step from the measured time per row on each thread
+ * and the time this thread spent between steps (which a prefetched worker step overlaps).
  */
 import type { AttentionPhase } from './attention/backend.js';
 import type { StepRequest, StepResult } from './engine.js';
@@ -35,12 +35,10 @@ interface Ahead {
   stale: Set<number>;
 }
 
-/** Bounds and step of the worker's share of new sequences. */
-const SHARE_MIN = 0.25,
-  SHARE_MAX = 0.85,
-  SHARE_STEP = 0.02;
-/** Waiting less than this for the worker counts as "it was ready". */
-const READY_MS = 0.2;
+/** Bounds of the worker's share of the sequences, and the weight of one step's estimate in it. */
+const SHARE_MIN = 0.1,
+  SHARE_MAX = 0.9,
+  SHARE_SMOOTHING = 0.2;
 
 export class ThreadSplit {
   private shard: WorkerShard | null = null;
@@ -52,6 +50,8 @@ export class ThreadSplit {
   private ahead: Ahead | null = null;
   /** Target fraction of live sequences on the worker. */
   private share = 0.5;
+  /** When the last forward() returned (this thread's time between steps overlaps a prefetched worker step). */
+  private lastEnd = 0;
   /** Prefetched requests whose results a step used, and those it threw away. */
   readonly prefetched = { used: 0, dropped: 0 };
 
@@ -123,6 +123,16 @@ export class ThreadSplit {
   }
 
   forward(batch: readonly StepRequest[], decode: readonly boolean[], qLenPerReq: number): StepResult[] {
+    const started = performance.now();
+    const between = this.lastEnd ? started - this.lastEnd : 0;
+    try {
+      return this.forwardSplit(batch, decode, qLenPerReq, between);
+    } finally {
+      this.lastEnd = performance.now();
+    }
+  }
+
+  private forwardSplit(batch: readonly StepRequest[], decode: readonly boolean[], qLenPerReq: number, between: number): StepResult[] {
     const shard = this.readyShard();
     this.place(batch, shard !== null);
     const there = batch.flatMap((r, i) => (this.remote.has(r.seqId) ? [i] : []));
@@ -137,6 +147,8 @@ export class ThreadSplit {
     const ahead = this.ahead;
     this.ahead = null;
 
+    /** Worker time on this step's requests (ms), for balancing. */
+    let workerMs = 0;
     /** Waits for the prefetched step; keeps the results that match this batch exactly (tokens and phase). */
     let aheadDone = !ahead;
     const finishAhead = () => {
@@ -145,6 +157,7 @@ export class ThreadSplit {
       let results: ShardResult[];
       try {
         results = shard.collect(ahead.requests.map((r) => r.tokens.length), V, d);
+        workerMs += shard.lastStepMs;
       } catch {
         return; // it failed and the worker restored its sequences: they run again below
       }
@@ -176,7 +189,9 @@ export class ThreadSplit {
       shard.post(this.pendingOps.splice(0), requests, idx.map((i) => decode[i]), qLenPerReq, V, d);
     };
     const collectPosted = () => {
-      if (posted.length) shard.collect(rowsOf(posted), V, d).forEach((r, k) => theirs.set(posted[k], r));
+      if (!posted.length) return;
+      shard.collect(rowsOf(posted), V, d).forEach((r, k) => theirs.set(posted[k], r));
+      workerMs += shard.lastStepMs;
       posted = [];
     };
     const covered = (i: number) => ahead?.requests.some((r) => r.seqId === batch[i].seqId) ?? false;
@@ -186,6 +201,7 @@ export class ThreadSplit {
     }
 
     let mine: StepResult[];
+    const mainStart = performance.now();
     try {
       mine = here.length ? this.host.forwardPhased(here.map((i) => batch[i]), here.map((i) => decode[i]), qLenPerReq) : [];
     } catch (e) {
@@ -199,7 +215,8 @@ export class ThreadSplit {
       for (const [i] of theirs) this.pendingOps.push({ kind: 'truncate', seqId: batch[i].seqId, len: before.get(i)! });
       throw e;
     }
-    const waitStart = performance.now();
+    const mainMs = performance.now() - mainStart;
+    const prefetchedAll = there.every(covered);
     try {
       finishAhead();
       collectPosted();
@@ -211,7 +228,7 @@ export class ThreadSplit {
       for (const [i] of theirs) this.pendingOps.push({ kind: 'truncate', seqId: batch[i].seqId, len: before.get(i)! });
       throw e;
     }
-    if (here.length && there.length) this.adapt(performance.now() - waitStart);
+    if (here.length && there.length) this.balance(rowsOf(here), rowsOf(there), mainMs, workerMs, prefetchedAll ? between : 0);
     for (const i of there) this.remote.set(batch[i].seqId, before.get(i)! + batch[i].tokens.length);
     const results: StepResult[] = new Array(batch.length);
     here.forEach((i, k) => (results[i] = mine[k]));
@@ -233,8 +250,22 @@ export class ThreadSplit {
     }
   }
 
-  /** After a step that used both threads: was the worker's part ready when this thread asked for it? */
-  private adapt(waitedMs: number): void {
-    this.share = Math.min(SHARE_MAX, Math.max(SHARE_MIN, this.share + (waitedMs < READY_MS ? SHARE_STEP : -SHARE_STEP)));
+  /**
+   * After a step that used both threads: the share of rows the worker should have had for both to
+   * finish together — its rows × its time per row = this thread's free time for it (the time between
+   * steps, when the worker's part was prefetched, plus this thread's own part) — folded into `share`.
+   */
+  private balance(rowsHere: number[], rowsThere: number[], mainMs: number, workerMs: number, overlapMs: number): void {
+    const here = rowsHere.reduce((a, b) => a + b, 0),
+      there = rowsThere.reduce((a, b) => a + b, 0);
+    if (mainMs <= 0 || workerMs <= 0) return;
+    const perRowHere = mainMs / here,
+      perRowThere = workerMs / there,
+      rows = here + there;
+    // an idle spell between steps says nothing about the load: count at most one step's worth
+    const overlap = Math.min(overlapMs, mainMs + workerMs);
+    const workerRows = (overlap + rows * perRowHere) / (perRowHere + perRowThere);
+    const target = Math.min(SHARE_MAX, Math.max(SHARE_MIN, workerRows / rows));
+    this.share += SHARE_SMOOTHING * (target - this.share);
   }
 }

@@ -37,6 +37,8 @@ export class WorkerShard {
   isReady = false;
   /** Set when the worker failed or was closed: it takes no more work. */
   dead = false;
+  /** How long the worker computed the last collected step (ms). */
+  lastStepMs = 0;
 
   constructor(model: Model, options: ShardEngineOptions, attention: ShardAttention) {
     this.ready = new Promise<boolean>((resolve) => {
@@ -98,6 +100,7 @@ export class WorkerShard {
       }
       Atomics.wait(this.words, CONTROL.done, Atomics.load(this.words, CONTROL.done), 1000);
     }
+    this.lastStepMs = Atomics.load(this.words, CONTROL.micros) / 1000;
     const status = Atomics.load(this.words, CONTROL.status);
     if (status !== 0) {
       const length = Atomics.load(this.words, CONTROL.errorLength);
