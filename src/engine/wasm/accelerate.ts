@@ -129,37 +129,41 @@ export function accelerate(model: Model): AcceleratedModel | null {
     mtp: w.mtp ? move(w.mtp) : null,
   };
   // x and out may live in this memory (the arena below): then the kernels read and write them in place
-  const inMemory = (a: Float32Array) => a.buffer === memory.buffer;
+  /** Byte address of rows [c, c + m) of x, copied into the scratch first when x lives elsewhere. */
+  const xRows = (x: Float32Array, c: number, m: number, D: number): number => {
+    if (x.buffer === memory.buffer) return x.byteOffset + c * D * 4;
+    heap.set(x.subarray(c * D, (c + m) * D), xAt);
+    return xAt * 4;
+  };
+  /** Byte address where rows from c of out are written: in place, or the scratch (then copied out by `copyOut`). */
+  const outRows = (out: Float32Array, c: number, O: number): number => (out.buffer === memory.buffer ? out.byteOffset + c * O * 4 : outAt * 4);
+  const copyOut = (out: Float32Array, c: number, m: number, O: number): void => {
+    if (out.buffer !== memory.buffer) out.set(heap.subarray(outAt, outAt + m * O), c * O);
+  };
   const matmul: MatmulFn = (out, x, wt, n, D, O) => {
     if (wt.buffer !== memory.buffer || D > maxDim || O > maxDim) return jsMatmul(out, x, wt, n, D, O);
-    const xDirect = inMemory(x),
-      outDirect = inMemory(out);
-    /** Byte addresses of rows [c, c + m) of x and out (copying x in when it lives elsewhere). */
-    const xRows = (c: number, m: number) => (xDirect ? x.byteOffset + c * D * 4 : (heap.set(x.subarray(c * D, (c + m) * D), xAt), xAt * 4));
-    const outRows = (c: number) => (outDirect ? out.byteOffset + c * O * 4 : outAt * 4);
-    const copyOut = (c: number, m: number) => outDirect || out.set(heap.subarray(outAt, outAt + m * O), c * O);
     if (n === 1) {
-      matvec(wt.byteOffset, xRows(0, 1), outRows(0), D, O);
-      copyOut(0, 1);
+      matvec(wt.byteOffset, xRows(x, 0, 1, D), outRows(out, 0, O), D, O);
+      copyOut(out, 0, 1, O);
       return;
     }
     if (D % 16 === 0) {
       for (let c = 0; c < n; c += CHUNK) {
         const m = Math.min(CHUNK, n - c);
-        const xp = xRows(c, m),
-          op = outRows(c);
+        const xp = xRows(x, c, m, D),
+          op = outRows(out, c, O);
         for (let o0 = 0; o0 < O; o0 += OUTPUT_BLOCK) {
           const o1 = Math.min(O, o0 + OUTPUT_BLOCK);
           for (let r = 0; r < m; r += MAX_TILE_ROWS) tiles[Math.min(MAX_TILE_ROWS, m - r) - 1](wt.byteOffset, xp + r * D * 4, op + r * O * 4, D, O, o0, o1, scrAt * 4);
         }
-        copyOut(c, m);
+        copyOut(out, c, m, O);
       }
       return;
     }
     for (let r = 0; r < n; r += BLOCK) {
       const R = Math.min(BLOCK, n - r);
-      rows[R - 1](wt.byteOffset, xRows(r, R), outRows(r), D, O, D, D);
-      copyOut(r, R);
+      rows[R - 1](wt.byteOffset, xRows(x, r, R, D), outRows(out, r, O), D, O, D, D);
+      copyOut(out, r, R, O);
     }
   };
   const partialMatmul: PartialMatmulFn = (out, x, wt, n, D, O, c0, c1) => {
