@@ -9,6 +9,9 @@
  *  2. Memory: 1,000 short requests (streamed, non-streamed, and some cancelled mid-stream), 8 at a
  *     time; heap after a forced GC every 250 requests. Growth after the first 250 should be ~0.
  *
+ * The engine runs on two threads where the machine has two cores (src/engine/thread-split.ts); the
+ * worker thread is started and ready before anything is measured.
+ *
  *   npm run bench:server [-- --tokens 64 --requests 32]
  * Stops by itself (bounded request counts); a few minutes on a 2-core machine.
  */
@@ -150,7 +153,10 @@ gc?.();
 const end = process.memoryUsage();
 console.log(`memory over ${MEMORY_REQUESTS} requests (8 concurrent; streamed, non-streamed, cancelled):`);
 for (const m of marks) console.log(`  after ${String(m.after).padStart(5)}: heap ${mb(m.heap)} MiB, rss ${mb(m.rss)} MiB`);
-console.log(`  idle at end: heap ${mb(end.heapUsed)} MiB, rss ${mb(end.rss)} MiB; sequences left in the scheduler: ${built.runner.scheduler.numRunning + built.runner.scheduler.numWaiting}`);
+const perThread = built.engine.sequencesPerThread();
+console.log(
+  `  idle at end: heap ${mb(end.heapUsed)} MiB, rss ${mb(end.rss)} MiB (both threads); sequences left in the scheduler: ${built.runner.scheduler.numRunning + built.runner.scheduler.numWaiting}, in the engine: ${perThread.here} here, ${perThread.worker} in the worker thread`,
+);
 if (marks.length >= 2) {
   const growth = end.heapUsed - marks[0].heap;
   console.log(`heap growth after the first 250 requests: ${mb(growth)} MiB (${growth < 4 * 2 ** 20 ? 'no growth beyond noise' : 'GROWTH'})`);
