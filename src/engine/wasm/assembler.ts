@@ -51,3 +51,19 @@ export const block = (body: number[]) => [0x02, 0x40, ...body, 0x0b];
 export const loop = (body: number[]) => [0x03, 0x40, ...body, 0x0b];
 export const brIf = (d: number) => [0x0d, ...uleb(d)];
 export const br = (d: number) => [0x0c, ...uleb(d)];
+
+/**
+ * A whole module: imports env.memory (min 1 page), declares one function type of `params` i32
+ * parameters and no result, and exports each function body under its name (in order).
+ */
+export function moduleBytes(params: number, functions: { name: string; code: number[] }[]): Uint8Array {
+  const magicAndVersion = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+  return Uint8Array.from([
+    ...magicAndVersion,
+    ...section(1, vec([[0x60, ...vec(Array.from({ length: params }, () => [I32])), 0]])),
+    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
+    ...section(3, vec(functions.map(() => [0]))),
+    ...section(7, vec(functions.map((f, i) => [...str(f.name), 0x00, i]))),
+    ...section(10, vec(functions.map((f) => [...uleb(f.code.length), ...f.code]))),
+  ]);
+}

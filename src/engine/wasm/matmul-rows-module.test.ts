@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createRng } from '../../core/rng.js';
 import { randomModel, tinyConfig } from '../random-init.js';
 import { accelerate, wasmSimdAvailable } from './accelerate.js';
+import { assertRowsMatchAlone } from './testing.js';
 
 // odd widths exercise every tail of the kernel (16-float chunks, 4-float chunks, scalars)
 const model = randomModel(tinyConfig({ hiddenSize: 84, intermediateSize: 147, headDim: 21, numHeads: 4, numKvHeads: 2 }), { seed: 2 });
@@ -18,13 +19,7 @@ test('rows in blocks of two ≡ one row at a time, bit for bit, for n = 1 … 7'
   const rng = createRng(4);
   for (let n = 1; n <= 7; n++) {
     const x = Float32Array.from({ length: n * D }, () => rng.normal());
-    const together = new Float32Array(n * O);
-    fast.matmul(together, x, w, n, D, O);
-    for (let r = 0; r < n; r++) {
-      const alone = new Float32Array(O);
-      fast.matmul(alone, x.subarray(r * D, (r + 1) * D), w, 1, D, O);
-      assert.deepEqual(together.subarray(r * O, (r + 1) * O), alone, `n=${n} row ${r}`);
-    }
+    assertRowsMatchAlone(fast.matmul, x, w, n, D, O, `n=${n}`);
   }
 });
 

@@ -16,10 +16,8 @@ import {
   I32,
   F32,
   V128,
-  uleb,
-  section,
+  moduleBytes,
   vec,
-  str,
   get,
   set,
   i32c,
@@ -185,21 +183,5 @@ export const MAX_BLOCK_ROWS = 4;
 
 /** The module's bytes: imports env.memory, exports rows1 … rows4. */
 export function matmulRowsModuleBytes(): Uint8Array {
-  const fns = range(MAX_BLOCK_ROWS).map((i) => rowsFunction(i + 1));
-  const bytes = [
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, vec([[0x60, ...vec(range(7).map(() => [I32])), 0]])),
-    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
-    ...section(3, vec(fns.map(() => [0]))),
-    ...section(7, vec(fns.map((_, i) => [...str(`rows${i + 1}`), 0x00, i]))),
-    ...section(10, vec(fns.map((f) => [...uleb(f.length), ...f]))),
-  ];
-  return Uint8Array.from(bytes);
+  return moduleBytes(7, range(MAX_BLOCK_ROWS).map((i) => ({ name: `rows${i + 1}`, code: rowsFunction(i + 1) })));
 }

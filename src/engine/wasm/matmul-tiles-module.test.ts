@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createRng } from '../../core/rng.js';
 import { randomModel, tinyConfig } from '../random-init.js';
 import { accelerate } from './accelerate.js';
+import { assertRowsMatchAlone } from './testing.js';
 import { matmulTilesModuleBytes, MAX_TILE_ROWS, TILE_SCRATCH_FLOATS } from './matmul-tiles-module.js';
 import { matvecModuleBytes } from './matvec-module.js';
 
@@ -44,12 +45,6 @@ test('accelerated matmul, n rows together ≡ one row at a time, bit for bit (ti
   for (const [w, D, O] of [[lw.wGate, 64, 83], [lw.wDown, 83, 64], [fast.model.weights.embed, 64, 258]] as const)
     for (const n of [2, 3, 5, 8, 16, 17, 37]) {
       const x = Float32Array.from({ length: n * D }, () => rng.normal());
-      const together = new Float32Array(n * O);
-      fast.matmul(together, x, w, n, D, O);
-      for (let r = 0; r < n; r++) {
-        const alone = new Float32Array(O);
-        fast.matmul(alone, x.subarray(r * D, (r + 1) * D), w, 1, D, O);
-        assert.deepEqual(together.subarray(r * O, (r + 1) * O), alone, `D ${D} O ${O} n ${n} row ${r}`);
-      }
+      assertRowsMatchAlone(fast.matmul, x, w, n, D, O, `D ${D} O ${O} n ${n}`);
     }
 });

@@ -18,7 +18,7 @@
  * before each add (no FMA), as in matvec. `scr` needs TILE_SCRATCH_FLOATS floats, 16-byte aligned.
  */
 
-import { I32, V128, uleb, section, vec, str, get, set, i32c, add, mul, geU, simd, v128load, f32x4add, f32x4mul, lane, v128zero, block, loop, brIf, br } from './assembler.js';
+import { I32, V128, moduleBytes, uleb, vec, get, set, i32c, add, mul, geU, simd, v128load, f32x4add, f32x4mul, lane, v128zero, block, loop, brIf, br } from './assembler.js';
 
 const v128store = (offset: number) => simd(0x0b, 4, ...uleb(offset));
 const f32store = [0x38, 2, 0],
@@ -160,21 +160,5 @@ function tilesFunction(R: number): number[] {
 
 /** The module's bytes: imports env.memory, exports tiles1 … tiles4. */
 export function matmulTilesModuleBytes(): Uint8Array {
-  const fns = range(MAX_TILE_ROWS).map((i) => tilesFunction(i + 1));
-  const bytes = [
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, vec([[0x60, ...vec(range(8).map(() => [I32])), 0]])),
-    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
-    ...section(3, vec(fns.map(() => [0]))),
-    ...section(7, vec(fns.map((_, i) => [...str(`tiles${i + 1}`), 0x00, i]))),
-    ...section(10, vec(fns.map((f) => [...uleb(f.length), ...f]))),
-  ];
-  return Uint8Array.from(bytes);
+  return moduleBytes(8, range(MAX_TILE_ROWS).map((i) => ({ name: `tiles${i + 1}`, code: tilesFunction(i + 1) })));
 }

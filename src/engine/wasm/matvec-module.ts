@@ -11,10 +11,8 @@ import {
   I32,
   F32,
   V128,
-  uleb,
-  section,
+  moduleBytes,
   vec,
-  str,
   get,
   set,
   i32c,
@@ -170,20 +168,5 @@ const code = [...locals, ...body];
 
 /** The module's bytes: imports env.memory, exports matvec. */
 export function matvecModuleBytes(): Uint8Array {
-  const bytes = [
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
-    ...section(1, vec([[0x60, ...vec([[I32], [I32], [I32], [I32], [I32]]), 0]])),
-    ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])), // memory, min 1 page
-    ...section(3, vec([[0]])),
-    ...section(7, vec([[...str('matvec'), 0x00, 0]])),
-    ...section(10, vec([[...uleb(code.length), ...code]])),
-  ];
-  return Uint8Array.from(bytes);
+  return moduleBytes(5, [{ name: 'matvec', code }]);
 }
