@@ -89,6 +89,18 @@ test('an interaction that needs a reference level is completed by the context ch
   assert.equal(result.context?.verdict, 'pass');
 });
 
+test('the context check keeps choice factors at their reference level (a masking alternative is not a reference level taking part)', async () => {
+  const s = binarySpace(8);
+  // fails when f0=1 and f6=1, unless f4 — an alternative, a choice — is at its other level (it masks the fault)
+  const env = oracleEnv(new ConstraintSet(s, []), [{ 0: 1, 4: 0, 6: 1 }]);
+  const failing = [1, 1, 0, 1, 0, 0, 1, 1];
+  const asChoice = await localizeFailure({ ...env, choices: [false, false, false, false, true, false, false, false] }, failing, zeros(8));
+  assert.equal(asChoice.status, 'found');
+  assert.deepEqual(asChoice.interaction, [{ factor: 0, level: 1 }, { factor: 6, level: 1 }]);
+  assert.equal(asChoice.context?.config[4], 0, 'the choice stayed at its reference level');
+  assert.equal(asChoice.context?.verdict, 'fail');
+});
+
 test('constraint-aware: relaxing a factor moves its dependants; the seed-shaped interaction is exact', async () => {
   const s = space({
     fp8: ['off', 'on'],

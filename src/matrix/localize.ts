@@ -32,6 +32,8 @@ export interface LocalizeEnv {
   test(configs: readonly Config[], purpose: 'search' | 'verify'): Promise<Verdict[]>;
   /** Tests that can run at once. */
   parallel: number;
+  /** choices[factor]: alternatives (role: choice), kept at their reference level by the context check. */
+  choices?: readonly boolean[];
 }
 
 export interface Assignment {
@@ -217,7 +219,9 @@ export async function localizeFailure(env: LocalizeEnv, failing: Config, referen
   // moved off it (where the constraints allow). Passing means some of those reference levels take
   // part; a second search between the two finds which. Only factors at their reference level in
   // the failing configuration are candidates: its failure shows the others are not needed there.
-  const partial: number[] = failing.map((v, f) => (v !== reference[f] ? v : UNSET));
+  // Choices stay at their reference level: which alternative is in use is the covering array's
+  // question, and one that masks the fault would make this check pass for the wrong reason.
+  const partial: number[] = failing.map((v, f) => (v !== reference[f] ? v : env.choices?.[f] ? reference[f] : UNSET));
   for (const f of kept) partial[f] = failing[f];
   const moved = env.constraints.complete(partial, (f, v) => (v === reference[f] ? 2 : 1));
   let context: Localization['context'];

@@ -213,6 +213,7 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
   const env = {
     constraints: plan.constraints,
     parallel: executor.slots,
+    choices: plan.choices,
     test: async (configs: readonly Config[], purpose: 'search' | 'verify') => {
       const cells = await runner.runAll(configs, purpose === 'search' ? 'localize' : 'verify');
       if (purpose === 'search') for (const c of configs) consultedBySearch.add(configKey(c));
