@@ -20,9 +20,7 @@
  * Stops by itself; single-threaded; a few minutes on a 2-core machine.
  */
 import { readFileSync } from 'node:fs';
-import { createBackend, presetSettings, type EmulationPreset } from '../src/engine/emulate.js';
-import { Engine } from '../src/engine/engine.js';
-import type { KvDtype } from '../src/engine/kv-cache/cache.js';
+import { emulatedEngine, type EmulatedSetting } from '../src/engine/emulated-engine.js';
 import { loadModel } from '../src/engine/load-model.js';
 import { specConfig, type SpecConfig } from '../src/engine/spec/config.js';
 import { meanAcceptanceLength, speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
@@ -48,20 +46,8 @@ const starts = Array.from({ length: PROMPTS }, (_, i) => {
 const REPEAT = process.argv.includes('--repeat');
 const prosePrompts = starts.map((at) => [256, ...text.subarray(at, at + PROMPT_BYTES)]);
 
-interface Setting {
-  preset: EmulationPreset;
-  kvDtype: KvDtype;
-  disableQ: boolean;
-}
-const engineFor = (s: Setting, k: number) =>
-  new Engine(model, {
-    precision: 'bf16',
-    kvDtype: s.kvDtype,
-    pageSize: 16,
-    cacheKind: 'paged',
-    numSpeculativeTokens: k,
-    backend: createBackend({ ...presetSettings(s.preset), disableQQuantization: s.disableQ }),
-  });
+type Setting = EmulatedSetting;
+const engineFor = (s: Setting, k: number) => emulatedEngine(model, s, k);
 const run = (s: Setting, spec: SpecConfig | null, prompt: number[], maxTokens = TOKENS) => {
   const t0 = performance.now();
   const r = speculativeGenerate(engineFor(s, spec?.numSpeculativeTokens ?? 0), prompt, {

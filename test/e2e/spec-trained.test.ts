@@ -11,10 +11,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createBackend, presetSettings, type EmulationPreset } from '../../src/engine/emulate.js';
-import { Engine } from '../../src/engine/engine.js';
+import { emulatedEngine, type EmulatedSetting } from '../../src/engine/emulated-engine.js';
 import { generate } from '../../src/engine/generate.js';
-import type { KvDtype } from '../../src/engine/kv-cache/cache.js';
 import { loadModel } from '../../src/engine/load-model.js';
 import { GREEDY } from '../../src/engine/sampling.js';
 import { specConfig } from '../../src/engine/spec/config.js';
@@ -25,20 +23,8 @@ const model = loadModel(join(repoRoot, 'models/tiny-swa'));
 const text = readFileSync(join(repoRoot, 'data/heldout-prose.txt'));
 const prompt = [256, ...text.subarray(20000, 20199)];
 
-interface Setting {
-  preset: EmulationPreset;
-  kvDtype: KvDtype;
-  disableQ: boolean;
-}
-const engineFor = (s: Setting, k: number) =>
-  new Engine(model, {
-    precision: 'bf16',
-    kvDtype: s.kvDtype,
-    pageSize: 16,
-    cacheKind: 'paged',
-    numSpeculativeTokens: k,
-    backend: createBackend({ ...presetSettings(s.preset), disableQQuantization: s.disableQ }),
-  });
+type Setting = EmulatedSetting;
+const engineFor = (s: Setting, k: number) => emulatedEngine(model, s, k);
 const plainIds = (s: Setting, n: number) => generate(engineFor(s, 0), prompt, { maxTokens: n, sampling: GREEDY, seed: 0, logprobs: 0, stopAtEos: false }).tokens.map((t) => t.id);
 const mtpRun = (s: Setting, k: number, n: number) => speculativeGenerate(engineFor(s, k), prompt, { spec: specConfig('mtp', k), maxTokens: n });
 
