@@ -24,7 +24,7 @@ export interface LaunchRequest {
   config: Config;
   /** factor → level, for logs and for fakes. */
   levels: Record<string, string>;
-  /** Command and environment with placeholders ({port}, {host}, {cell_dir}, {run_dir}) still in. */
+  /** Command and environment with placeholders ({port}, {host}, {cell_dir}, {run_dir}, {faultline_root}) still in. */
   argv: string[];
   env: Record<string, string>;
   /** Which parallel slot runs it (0-based): selects GPUs. */

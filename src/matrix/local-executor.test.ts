@@ -97,3 +97,19 @@ test('never healthy → timeout, and nothing of it is left running', async () =>
     rmSync(runDir, { recursive: true, force: true });
   }
 });
+
+test('{faultline_root} in argv is the package running the plan: a script named through it starts', async () => {
+  const runDir = mkdtempSync(join(tmpdir(), 'faultline-local-'));
+  try {
+    const executor = createLocalExecutor({ runDir, slots: 1, health: '/health', readyTimeoutMs: 10_000, stopTimeoutMs: 2000 });
+    const req = { ...request('c001'), argv: [process.execPath, '{faultline_root}/test/fixtures/matrix/stand-in-server.mjs', '--port', '{port}'] };
+    const result = await executor.launch(req, signal);
+    assert.equal(result.ok, true, result.ok ? '' : JSON.stringify(result));
+    if (!result.ok) return;
+    await result.server.stop();
+    const launch = JSON.parse(readFileSync(join(runDir, 'cells/c001/launch.json'), 'utf8'));
+    assert.equal(launch.argv[1], standIn);
+  } finally {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+});

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa, type Options } from 'execa';
 import type { Executor, LaunchRequest, LaunchResult } from './executor.js';
+import { packageRoot } from '../core/package-root.js';
 import { registerGroup, stopGroup } from './process-groups.js';
 
 export interface LocalExecutorOptions {
@@ -42,7 +43,7 @@ export function freePort(host: string): Promise<number> {
 }
 
 export function fillPlaceholders(text: string, values: Record<string, string>): string {
-  return text.replace(/\{(port|host|cell_dir|run_dir)\}/g, (_, name: string) => values[name]);
+  return text.replace(/\{(port|host|cell_dir|run_dir|faultline_root)\}/g, (_, name: string) => values[name]);
 }
 
 function redactArgv(argv: string[]): string[] {
@@ -67,7 +68,7 @@ export function createLocalExecutor(options: LocalExecutorOptions): Executor {
       const cellDir = join(options.runDir, 'cells', request.cellId);
       mkdirSync(cellDir, { recursive: true });
       const port = await freePort(host);
-      const values = { port: String(port), host, cell_dir: cellDir, run_dir: options.runDir };
+      const values = { port: String(port), host, cell_dir: cellDir, run_dir: options.runDir, faultline_root: packageRoot };
       const argv = request.argv.map((a) => fillPlaceholders(a, values));
       const overrides: Record<string, string> = Object.fromEntries(
         Object.entries(request.env).map(([k, v]) => [k, fillPlaceholders(v, values)]),

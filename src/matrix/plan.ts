@@ -62,7 +62,7 @@ export const planSchema = z
         argv: z
           .array(word)
           .min(1)
-          .describe('The server command as an argv array (no shell). Placeholders: {port}, {host}, {cell_dir}, {run_dir}.'),
+          .describe('The server command as an argv array (no shell). Placeholders: {port}, {host}, {cell_dir}, {run_dir}, {faultline_root} (the directory of the faultline package running the plan: its bin/, models/).'),
         env: z.record(z.string(), word).optional(),
         json_args: z.record(z.string().regex(/^--/), jsonObject).optional().describe('Base values of JSON-valued flags.'),
         cwd: z.string().optional(),
@@ -115,7 +115,7 @@ export const planSchema = z
 export type PlanInput = z.input<typeof planSchema>;
 export type PlanData = z.output<typeof planSchema>;
 
-export const PLACEHOLDERS = ['port', 'host', 'cell_dir', 'run_dir'] as const;
+export const PLACEHOLDERS = ['port', 'host', 'cell_dir', 'run_dir', 'faultline_root'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /** The JSON Schema for editors and other tools (input side: what a person writes). */
