@@ -14,26 +14,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createRng } from '../src/core/rng.js';
-import { tokensFromArgv } from '../src/deployment/argv-token.js';
-import { parseVllmArgs } from '../src/deployment/vllm-args.js';
-import { createBackend } from '../src/engine/emulate.js';
-import { Engine } from '../src/engine/engine.js';
-import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
-import { generate } from '../src/engine/generate.js';
 import { loadModel } from '../src/engine/load-model.js';
 import type { Model } from '../src/engine/model.js';
-import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
-import { createByteTokenizer } from '../src/engine/tokenizer.js';
 import { checkLogprobsClose, exactMatch } from '../src/oracle/baselines.js';
 import { gapNoiseSamples, noiseSamples, quantile, RunningMargin } from '../src/oracle/margin.js';
 import { summarizePositions, type PositionFacts } from '../src/oracle/positions.js';
 import { SequentialTest } from '../src/oracle/stats.js';
-import type { Generation, ScoredToken } from '../src/oracle/types.js';
+import type { Generation } from '../src/oracle/types.js';
+import { corpusPrompt, engineSide, scoreContinuation, sideGeneration, type Side } from './in-process-pair.js';
 import { judgeRequest } from '../src/oracle/verdict.js';
 import { shortPlan, windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
-import { specConfig } from '../src/engine/spec/config.js';
-import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
 
 const argOf = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -50,78 +40,9 @@ const corpus = readFileSync(root('data/heldout-prose.txt'), 'utf8');
 const models = new Map<string, Model>();
 const modelOf = (dir: string) => models.get(dir) ?? models.set(dir, loadModel(root(dir))).get(dir)!;
 
-interface Side {
-  engine: Engine;
-  model: Model;
-  /** MTP speculative tokens per step (0: plain decoding). */
-  k: number;
-}
-
-function side(dir: string, flags: string[], k = 0): Side {
-  const model = modelOf(dir);
-  const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), {
-    baseDir: process.cwd(),
-    extraFlags: [...ENGINE_FLAG_SPECS],
-  });
-  const s = resolveEngineSettings(parsed.args, model.config, new Set());
-  const engine = new Engine(model, {
-    precision: s.precision,
-    kvDtype: s.kvDtype,
-    pageSize: s.pageSize,
-    cacheKind: 'paged',
-    numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
-    backend: createBackend(s.attention),
-    numSpeculativeTokens: k,
-  });
-  return { engine, model, k };
-}
-
-function generation(s: Side, prompt: number[], maxTokens: number): Generation {
-  const emitted = s.k
-    ? speculativeGenerate(s.engine, prompt, { spec: specConfig('mtp', s.k), maxTokens, logprobs: LOGPROBS })
-        .tokens
-    : generate(s.engine, prompt, {
-        maxTokens,
-        sampling: GREEDY,
-        seed: SEED,
-        logprobs: LOGPROBS,
-        stopAtEos: false,
-      }).tokens;
-  const steps = emitted.map((t) => ({
-    token: t.id,
-    logprob: t.logprob,
-    top: t.top.map((x) => ({ token: x.id, logprob: x.logprob })),
-  }));
-  return { tokens: steps.map((x) => x.token), steps };
-}
-
-/** The reference's prompt_logprobs for the candidate's continuation: one prefill over prompt + continuation. */
-function score(s: Side, prompt: number[], continuation: number[]): ScoredToken[] {
-  const seq = [...prompt, ...continuation];
-  const V = s.model.config.vocabSize;
-  const { logits } = s.engine.forward([{ seqId: 99, tokens: seq }])[0];
-  s.engine.release(99);
-  return continuation.map((token, i) => {
-    const row = prompt.length + i - 1;
-    const lp = logSoftmax(logits.subarray(row * V, (row + 1) * V));
-    let top = 0;
-    let rank = 1;
-    for (let x = 0; x < V; x++) {
-      if (lp[x] > lp[top]) top = x;
-      if (lp[x] > lp[token]) rank++;
-    }
-    return { token, logprob: lp[token], rank, topLogprob: lp[top], topToken: top };
-  });
-}
-
-function promptOf(plan: LengthPlan, index: number): number[] {
-  const tok = createByteTokenizer();
-  const rng = createRng((SEED * 1000003 + index * 7919) >>> 0);
-  const start = rng.int(corpus.length - 8 * plan.length - 64);
-  return tok
-    .encode(corpus.slice(start, start + 8 * plan.length + 64), { addBos: true })
-    .slice(0, plan.length);
-}
+const side = (dir: string, flags: string[], k = 0): Side => engineSide(modelOf(dir), flags, k);
+const generation = (s: Side, prompt: number[], maxTokens: number): Generation => sideGeneration(s, prompt, maxTokens, SEED, LOGPROBS);
+const promptOf = (plan: LengthPlan, index: number): number[] => corpusPrompt(corpus, plan, index, SEED).prompt;
 
 interface PairSpec {
   name: string;
@@ -261,7 +182,7 @@ for (const p of pairs) {
     gapNoise.push(...gapNoiseSamples(r, c, agree < 0 ? r.tokens.length : agree));
     const margin = running.next(r, c, prompt.length);
     margins.push(margin.margin);
-    const scores = agree >= 0 ? score(ref, prompt, c.tokens) : undefined;
+    const scores = agree >= 0 ? scoreContinuation(ref, prompt, c.tokens) : undefined;
     const j = judgeRequest({
       reference: r,
       candidate: c,

@@ -18,25 +18,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createRng } from '../src/core/rng.js';
-import { tokensFromArgv } from '../src/deployment/argv-token.js';
-import { parseVllmArgs } from '../src/deployment/vllm-args.js';
-import { createBackend } from '../src/engine/emulate.js';
-import { Engine } from '../src/engine/engine.js';
-import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
-import { generate } from '../src/engine/generate.js';
 import { loadModel } from '../src/engine/load-model.js';
 import type { Model } from '../src/engine/model.js';
-import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
-import { createByteTokenizer } from '../src/engine/tokenizer.js';
 import { accuracyCheck, checkLogprobsClose, continuationCorrect, exactMatch } from '../src/oracle/baselines.js';
 import { RunningMargin } from '../src/oracle/margin.js';
 import { SequentialTest } from '../src/oracle/stats.js';
-import type { Generation, ScoredToken } from '../src/oracle/types.js';
+import type { Generation } from '../src/oracle/types.js';
+import { corpusPrompt, engineSide, scoreContinuation, sideGeneration, type Side } from './in-process-pair.js';
 import { judgeRequest } from '../src/oracle/verdict.js';
 import { windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
-import { specConfig } from '../src/engine/spec/config.js';
-import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
 
 const argOf = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,60 +43,11 @@ const corpus = readFileSync(root('data/heldout-prose.txt'), 'utf8');
 const model: Model = loadModel(root('models/tiny-swa'));
 const W = model.config.slidingWindow!;
 
-interface Side {
-  engine: Engine;
-  k: number;
-}
-
-function side(flags: string[], k = 0): Side {
-  const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: process.cwd(), extraFlags: [...ENGINE_FLAG_SPECS] });
-  const s = resolveEngineSettings(parsed.args, model.config, new Set());
-  const engine = new Engine(model, {
-    precision: s.precision,
-    kvDtype: s.kvDtype,
-    pageSize: s.pageSize,
-    cacheKind: 'paged',
-    numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
-    backend: createBackend(s.attention),
-    numSpeculativeTokens: k,
-  });
-  return { engine, k };
-}
-
-function generation(s: Side, prompt: number[], maxTokens: number, seed: number): Generation {
-  const emitted = s.k
-    ? speculativeGenerate(s.engine, prompt, { spec: specConfig('mtp', s.k), maxTokens, logprobs: LOGPROBS }).tokens
-    : generate(s.engine, prompt, { maxTokens, sampling: GREEDY, seed, logprobs: LOGPROBS, stopAtEos: false }).tokens;
-  const steps = emitted.map((t) => ({ token: t.id, logprob: t.logprob, top: t.top.map((x) => ({ token: x.id, logprob: x.logprob })) }));
-  return { tokens: steps.map((x) => x.token), steps };
-}
-
-/** The reference's prompt_logprobs for the candidate's continuation (one prefill). */
-function score(s: Side, prompt: number[], continuation: number[]): ScoredToken[] {
-  const seq = [...prompt, ...continuation];
-  const V = model.config.vocabSize;
-  const { logits } = s.engine.forward([{ seqId: 99, tokens: seq }])[0];
-  s.engine.release(99);
-  return continuation.map((token, i) => {
-    const row = prompt.length + i - 1;
-    const lp = logSoftmax(logits.subarray(row * V, (row + 1) * V));
-    let top = 0;
-    let rank = 1;
-    for (let x = 0; x < V; x++) {
-      if (lp[x] > lp[top]) top = x;
-      if (lp[x] > lp[token]) rank++;
-    }
-    return { token, logprob: lp[token], rank, topLogprob: lp[top], topToken: top };
-  });
-}
+const side = (flags: string[], k = 0): Side => engineSide(model, flags, k);
+const generation = (s: Side, prompt: number[], maxTokens: number, seed: number): Generation => sideGeneration(s, prompt, maxTokens, seed, LOGPROBS);
 
 /** A prompt cut from the held-out text, and the text's next TASK_TOKENS tokens (the accuracy item). */
-function promptOf(plan: LengthPlan, index: number, seed: number): { prompt: number[]; expected: number[] } {
-  const rng = createRng((seed * 1000003 + index * 7919) >>> 0);
-  const start = rng.int(corpus.length - 8 * plan.length - 64);
-  const ids = createByteTokenizer().encode(corpus.slice(start, start + 8 * plan.length + 64), { addBos: true });
-  return { prompt: ids.slice(0, plan.length), expected: ids.slice(plan.length, plan.length + TASK_TOKENS) };
-}
+const promptOf = (plan: LengthPlan, index: number, seed: number) => corpusPrompt(corpus, plan, index, seed, TASK_TOKENS);
 
 type Oracle = 'faultline' | 'exact match' | 'check_logprobs_close' | 'accuracy (−0.08)';
 const ORACLES: Oracle[] = ['faultline', 'exact match', 'check_logprobs_close', 'accuracy (−0.08)'];
@@ -133,7 +74,7 @@ function runProbe(ref: Side, cand: Side, seed: number, requests: number): Map<Or
     const j = judgeRequest({
       reference: r,
       candidate: c,
-      scores: agree >= 0 ? score(ref, prompt, c.tokens) : undefined,
+      scores: agree >= 0 ? scoreContinuation(ref, prompt, c.tokens) : undefined,
       promptLength: prompt.length,
       frame: { window: W, pageSize: 16 },
       margin,
