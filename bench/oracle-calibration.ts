@@ -54,30 +54,19 @@ interface PairSpec {
 }
 
 const REF = ['--kv-cache-dtype', 'bfloat16'];
-const SCALE_DEFECT = [
+/** FP8 KV with FlashInfer's Q quantization disabled, on the affected or the fixed emulation. */
+const bf16QueryFp8Kv = (emulation: 'sm100-affected' | 'sm100-fixed') => [
   '--emulate',
-  'sm100-affected',
+  emulation,
   '--kv-cache-dtype',
   'fp8_e4m3',
   '--attention-config',
   '{"disable_flashinfer_q_quantization": true}',
 ];
-const CANONICAL = [
-  '--emulate',
-  'sm100-affected',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-];
-const FIXED_BF16Q = [
-  '--emulate',
-  'sm100-fixed',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-];
+// the same flags: the scale defect needs no speculation; the canonical pairs add MTP k = 7
+const SCALE_DEFECT = bf16QueryFp8Kv('sm100-affected');
+const CANONICAL = bf16QueryFp8Kv('sm100-affected');
+const FIXED_BF16Q = bf16QueryFp8Kv('sm100-fixed');
 const pairs: PairSpec[] = [
   {
     name: 'A/A: reference vs itself',
