@@ -39,6 +39,17 @@ const range = (lo: number, hi: number) => Array.from({ length: hi - lo + 1 }, (_
  * window, so a page read wrongly moves a quarter of the weight and every such (row, head) shows an
  * error far beyond tolerance — a localization test needs that, whatever the random draw.
  */
+/** The grid both spec-decode sweeps run: every q_len the report names, Q BF16 and FP8, window on and off, FP8 KV. */
+const SPEC_DECODE_SWEEP = {
+  qLens: [1, 2, 4, 5, 8, 16],
+  qDtypes: ['bf16', 'fp8_e4m3'],
+  windowed: [true, false],
+  kvDtypes: ['fp8_e4m3'],
+  qkStd: 1,
+  vStd: 2,
+  junkBlocks: 2,
+} satisfies Partial<PresetSpec>;
+
 export const PRESETS: Record<string, PresetSpec> = {
   'swa-specdec-sweep': {
     name: 'swa-specdec-sweep',
@@ -51,13 +62,7 @@ export const PRESETS: Record<string, PresetSpec> = {
     slidingWindow: 64,
     smScale: 1 / 8,
     seqLens: range(60, 100),
-    qLens: [1, 2, 4, 5, 8, 16],
-    qDtypes: ['bf16', 'fp8_e4m3'],
-    windowed: [true, false],
-    kvDtypes: ['fp8_e4m3'],
-    qkStd: 1,
-    vStd: 2,
-    junkBlocks: 2,
+    ...SPEC_DECODE_SWEEP,
   },
   'swa-specdec-large': {
     name: 'swa-specdec-large',
@@ -70,13 +75,7 @@ export const PRESETS: Record<string, PresetSpec> = {
     slidingWindow: 256,
     smScale: 128 ** -0.5,
     seqLens: range(240, 300),
-    qLens: [1, 2, 4, 5, 8, 16],
-    qDtypes: ['bf16', 'fp8_e4m3'],
-    windowed: [true, false],
-    kvDtypes: ['fp8_e4m3'],
-    qkStd: 1,
-    vStd: 2,
-    junkBlocks: 2,
+    ...SPEC_DECODE_SWEEP,
   },
   'kv-dtype-controls': {
     name: 'kv-dtype-controls',
