@@ -12,8 +12,11 @@ import { roundToBf16 } from '../../numerics/bf16.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT, FP8_E4M3_MAX } from '../../numerics/fp8.js';
 import { keyRange, rowPosition, type AttentionBackend, type AttentionCallRecord, type AttentionLayer, type AttentionPhase, type AttentionRequest } from './backend.js';
 import { SCALE_POLICIES, type BookkeepingName, type FlashinferKernel } from './bookkeeping.js';
+import { attentionKernels } from '../wasm/attention-kernels.js';
 import type { FaultModel } from './fault-models.js';
 import { newScratch, onlineSoftmaxRowHead, type OnlineSoftmaxArgs } from './online-softmax.js';
+import { onlineSoftmaxRequestSimd } from './online-softmax-simd.js';
+import type { AttentionKernelChoice } from './reference.js';
 
 export interface FlashinferOptions {
   bookkeeping: BookkeepingName;
@@ -23,6 +26,8 @@ export interface FlashinferOptions {
   disableQQuantization: boolean;
   /** attention_config.use_trtllm_attention: null = auto. */
   useTrtllmAttention: boolean | null;
+  /** 'wasm-simd' (default): online-softmax-simd.ts where it applies, bit-identical to 'js' (online-softmax.ts alone). */
+  kernels?: AttentionKernelChoice;
 }
 
 export interface Route {
@@ -55,6 +60,7 @@ export function quantizeQuery(x: number, qScale: number): number {
 export function createFlashinferBackend(options: FlashinferOptions): AttentionBackend {
   const policy = SCALE_POLICIES[options.bookkeeping];
   let qBuffer = new Float32Array(0); // reused: holds this call's quantized query rows
+  let los = new Int32Array(0), his = new Int32Array(0); // reused: key ranges of a request's (row, head) pairs
   const backend: AttentionBackend = {
     name: 'flashinfer',
     supportsSpecAsDecode: options.useTrtllmAttention !== false,
@@ -71,6 +77,9 @@ export function createFlashinferBackend(options: FlashinferOptions): AttentionBa
         : null;
       const record: AttentionCallRecord = { layer: layer.index, phase, kernel: route.kernel, qDtype: route.qDtype, ...scales, faultyPairs: [] };
       const scratch = newScratch(layer.headDim, layer.pageSize);
+      // the SIMD path needs the stored values as they are (no dequantizing transform) and whole GQA groups
+      const kernels = options.kernels === 'js' || kvTransform || layer.numHeads % layer.numKvHeads !== 0 ? null : attentionKernels();
+      const Hq = layer.numHeads;
       requests.forEach((req, r) => {
         const args: OnlineSoftmaxArgs = {
           q: qk,
@@ -86,14 +95,22 @@ export function createFlashinferBackend(options: FlashinferOptions): AttentionBa
           kvTransform,
         };
         const faulty = faultyPairsOf(options.faultModel, route, kvQuantized, layer, phase, req);
+        // each (row, head)'s key range: the row's window, or the fault model's range
+        if (los.length < req.qLen * Hq) {
+          los = new Int32Array(req.qLen * Hq);
+          his = new Int32Array(req.qLen * Hq);
+        }
         for (let t = 0; t < req.qLen; t++) {
           const { lo, hi } = keyRange(rowPosition(req, t), layer.windowLeft);
-          for (let h = 0; h < layer.numHeads; h++) {
-            const f = faulty.get(t * layer.numHeads + h);
+          for (let h = 0; h < Hq; h++) {
+            const f = faulty.get(t * Hq + h);
             if (f) record.faultyPairs.push({ request: r, row: t, head: h, lo: f.lo, hi: f.hi });
-            onlineSoftmaxRowHead(args, t, h, f ? f.lo : lo, f ? f.hi : hi, scratch);
+            los[t * Hq + h] = f ? f.lo : lo;
+            his[t * Hq + h] = f ? f.hi : hi;
           }
         }
+        if (kernels) onlineSoftmaxRequestSimd(kernels, args, req.qLen, los, his);
+        else for (let t = 0; t < req.qLen; t++) for (let h = 0; h < Hq; h++) onlineSoftmaxRowHead(args, t, h, los[t * Hq + h], his[t * Hq + h], scratch);
       });
       backend.onCall?.(record);
     },

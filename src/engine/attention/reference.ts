@@ -3,14 +3,20 @@
  * (FP8 values dequantized with their per-tensor scales). Two passes per (row, head): scores and
  * their max, then the normalised weighted sum of V. Each row has its own window.
  */
+import { attentionKernels } from '../wasm/attention-kernels.js';
 import { keyRange, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
+import { referenceAttentionSimd } from './reference-simd.js';
 
-export function createReferenceBackend(): AttentionBackend {
+/** 'wasm-simd' (default): the SIMD kernels where they apply, bit-identical to 'js', the plain loops below. */
+export type AttentionKernelChoice = 'js' | 'wasm-simd';
+
+export function createReferenceBackend(options: { kernels?: AttentionKernelChoice } = {}): AttentionBackend {
+  const attend = options.kernels === 'js' ? referenceAttentionJs : referenceAttention;
   const backend: AttentionBackend = {
     name: 'reference',
     supportsSpecAsDecode: true,
     run(q, out, requests, layer, phase) {
-      for (const req of requests) referenceAttention(q, out, req, layer);
+      for (const req of requests) attend(q, out, req, layer);
       backend.onCall?.({
         layer: layer.index,
         phase,
@@ -33,13 +39,24 @@ let scores0 = new Float64Array(0),
   acc1 = new Float64Array(0);
 
 /**
- * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64.
+ * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64: on the
+ * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available and the query heads split
+ * evenly over the KV heads, else the JS loop; the two agree to the bit (reference-simd.test.ts).
+ */
+export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const kernels = layer.numHeads % layer.numKvHeads === 0 ? attentionKernels() : null;
+  if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
+  else referenceAttentionJs(q, out, req, layer);
+}
+
+/**
+ * The JS loop: out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64.
  * The query heads that share a KV head (GQA) are taken two at a time, so each dequantized K and V
  * element is loaded once for both; every head's arithmetic is still its own sequence of float64
  * operations in the order of the one-head loop (dot products over d, then over j), so the result is
  * the same to the bit.
  */
-export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+export function referenceAttentionJs(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
   const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale } = layer;
   const ks = layer.kvDtype === 'fp8_e4m3' ? Math.fround(layer.scales.k) : 1;
   const vs = layer.kvDtype === 'fp8_e4m3' ? Math.fround(layer.scales.v) : 1;

@@ -4,7 +4,8 @@
  */
 import { createRng } from '../../core/rng.js';
 import { roundToBf16 } from '../../numerics/bf16.js';
-import type { KvDtype } from '../kv-cache/cache.js';
+import type { KvCache, KvDtype, KvView } from '../kv-cache/cache.js';
+import { ContiguousKvCache } from '../kv-cache/contiguous.js';
 import { PagedKvCache } from '../kv-cache/paged.js';
 import type { AttentionScales } from '../weights.js';
 import type { AttentionBackend, AttentionLayer, AttentionPhase, AttentionRequest } from './backend.js';
@@ -24,6 +25,8 @@ export interface AttentionCase {
   /** Std of Q and K entries (before the cache's dtype conversion) and of V entries. */
   qkStd?: number;
   vStd?: number;
+  /** Default paged (blocks of the requests interleaved). */
+  cacheKind?: 'paged' | 'contiguous';
 }
 
 export interface BuiltCase {
@@ -33,14 +36,12 @@ export interface BuiltCase {
   rows: number;
 }
 
-/** Fills a paged cache (blocks of the requests interleaved) and draws BF16 queries. */
+/** Fills a paged (blocks of the requests interleaved) or contiguous cache and draws BF16 queries. */
 export function buildCase(c: AttentionCase): BuiltCase {
   const rng = createRng(c.seed);
   const width = c.numKvHeads * c.headDim;
-  const cache = new PagedKvCache(
-    { numLayers: 1, numKvHeads: c.numKvHeads, headDim: c.headDim, dtype: c.kvDtype, pageSize: c.pageSize, scales: [{ k: c.scales.k, v: c.scales.v }] },
-    4096,
-  );
+  const spec = { numLayers: 1, numKvHeads: c.numKvHeads, headDim: c.headDim, dtype: c.kvDtype, pageSize: c.pageSize, scales: [{ k: c.scales.k, v: c.scales.v }] };
+  const cache: KvCache = c.cacheKind === 'contiguous' ? new ContiguousKvCache(spec) : new PagedKvCache(spec, 4096);
   const qkStd = c.qkStd ?? 1, vStd = c.vStd ?? 1;
   // the real K/V magnitude is std; the scale only changes how it is stored
   const maxLen = Math.max(...c.requests.map((r) => r.seqLen));
@@ -74,6 +75,26 @@ export function buildCase(c: AttentionCase): BuiltCase {
     pageSize: c.pageSize,
   };
   return { layer, q, requests, rows };
+}
+
+/**
+ * The same K/V seen through an NHD page layout [blocks, 2, P, Hkv, hd] with the blocks in reverse
+ * order: offsets within a page step by Hkv·hd, not hd (the layout of a kernel dump, kernel/dump-view.ts).
+ */
+export function nhdRequest(req: AttentionRequest, layer: AttentionLayer): AttentionRequest {
+  const { numKvHeads: H, headDim: hd, pageSize: P } = layer;
+  const blocks = Math.ceil(req.seqLen / P);
+  const table = Array.from({ length: blocks }, (_, b) => blocks - 1 - b);
+  const values = new Float32Array(blocks * 2 * P * H * hd);
+  const at = (pos: number, plane: number, h: number) => (((table[Math.floor(pos / P)] * 2 + plane) * P + (pos % P)) * H + h) * hd;
+  for (let pos = 0; pos < req.seqLen; pos++)
+    for (let h = 0; h < H; h++)
+      for (let d = 0; d < hd; d++) {
+        values[at(pos, 0, h) + d] = req.view.values[req.view.keyOffset(pos, h) + d];
+        values[at(pos, 1, h) + d] = req.view.values[req.view.valueOffset(pos, h) + d];
+      }
+  const view: KvView = { values, length: req.seqLen, keyOffset: (p, h) => at(p, 0, h), valueOffset: (p, h) => at(p, 1, h) };
+  return { ...req, view };
 }
 
 export function runBackend(b: AttentionBackend, built: BuiltCase, phase: AttentionPhase, q: Float32Array = built.q): Float32Array {

@@ -1,11 +1,12 @@
 /**
  * The few WebAssembly binary-format pieces the engine's SIMD kernels are assembled from, byte by
  * byte (no toolchain needed): LEB128 numbers, sections, and the instructions the kernels use.
- * Shared by matvec-module.ts and matmul-rows-module.ts.
+ * Shared by the matmul modules and attention-module.ts.
  */
 
 export const I32 = 0x7f,
   F32 = 0x7d,
+  F64 = 0x7c,
   V128 = 0x7b;
 
 export function uleb(n: number): number[] {
@@ -57,13 +58,22 @@ export const br = (d: number) => [0x0c, ...uleb(d)];
  * parameters and no result, and exports each function body under its name (in order).
  */
 export function moduleBytes(params: number, functions: { name: string; code: number[] }[]): Uint8Array {
+  const i32s = Array.from({ length: params }, () => I32);
+  return typedModuleBytes(functions.map((f) => ({ ...f, params: i32s })));
+}
+
+/**
+ * A module whose functions each have their own parameter types (I32, F64, …) and no result; imports
+ * env.memory (min 1 page, growable by its owner) and exports each function under its name.
+ */
+export function typedModuleBytes(functions: { name: string; params: number[]; code: number[] }[]): Uint8Array {
   const magicAndVersion = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
   return Uint8Array.from([
     ...magicAndVersion,
-    ...section(1, vec([[0x60, ...vec(Array.from({ length: params }, () => [I32])), 0]])),
+    ...section(1, vec(functions.map((f) => [0x60, ...vec(f.params.map((t) => [t])), 0]))),
     ...section(2, vec([[...str('env'), ...str('memory'), 0x02, 0x00, 0x01]])),
-    ...section(3, vec(functions.map(() => [0]))),
-    ...section(7, vec(functions.map((f, i) => [...str(f.name), 0x00, i]))),
+    ...section(3, vec(functions.map((_, i) => uleb(i)))),
+    ...section(7, vec(functions.map((f, i) => [...str(f.name), 0x00, ...uleb(i)]))),
     ...section(10, vec(functions.map((f) => [...uleb(f.code.length), ...f.code]))),
   ]);
 }
