@@ -109,6 +109,8 @@ describe('/v1/completions', () => {
     assert.deepEqual(events.flatMap((e) => e.choices[0].logprobs?.tokens ?? []), whole.json.choices[0].logprobs.tokens);
     assert.equal(events.at(-1).choices[0].finish_reason, 'length');
     assert.ok(events.slice(0, -1).every((e) => e.choices[0].finish_reason === null));
+    // the last token and the finish arrive in one chunk, as vLLM streams them: no empty chunk at the end
+    assert.ok(events.every((e) => e.choices[0].logprobs.tokens.length > 0));
   });
 
   test('stop strings: cut before the stop (or kept with include_stop_str_in_output), finish stop + stop_reason; same when streamed', async () => {
@@ -160,6 +162,8 @@ describe('/v1/chat/completions', () => {
     assert.deepEqual(ev[0].choices[0].delta, { role: 'assistant', content: '' });
     assert.equal(ev.map((x) => x.choices[0].delta.content ?? '').join(''), ch.message.content);
     assert.equal(ev.at(-1).choices[0].finish_reason, 'length');
+    assert.ok(ev.at(-1).choices[0].logprobs.content.length > 0, 'the last token comes with the finish');
+    assert.equal(ev.filter((x) => x.choices[0].finish_reason !== null).length, 1);
     assert.ok(ev.every((x) => x.object === 'chat.completion.chunk'));
   });
 

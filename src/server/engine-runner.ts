@@ -9,7 +9,8 @@ import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from '../en
 
 export type GenerationEvent =
   | { kind: 'prompt_logprobs'; entries: PromptLogprob[] }
-  | { kind: 'tokens'; tokens: EmittedToken[] }
+  /** `finish` is set when the sequence finished in the step that emitted these tokens (one chunk, as vLLM streams it). */
+  | { kind: 'tokens'; tokens: EmittedToken[]; finish?: Finish }
   | { kind: 'finish'; finish: Finish };
 
 export interface GenerationStream extends AsyncIterable<GenerationEvent> {
@@ -57,6 +58,12 @@ export class EngineRunner {
         for (;;) {
           while (queue.length) {
             const e = queue.shift()!;
+            const next = queue[0];
+            if (e.kind === 'tokens' && next?.kind === 'finish') {
+              queue.shift();
+              yield { ...e, finish: next.finish };
+              return;
+            }
             yield e;
             if (e.kind === 'finish') return;
           }

@@ -5,7 +5,7 @@
  * goes away (the request's AbortSignal) or stops reading aborts its sequence in the engine.
  */
 import { randomInt } from 'node:crypto';
-import type { EmittedToken, PromptLogprob, SequenceRequest } from '../engine/sequence.js';
+import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from '../engine/sequence.js';
 import type { ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
 import { OutputText } from './output-text.js';
@@ -119,24 +119,24 @@ export async function* runGeneration(ctx: ServerContext, plan: GenerationPlan, s
   signal?.addEventListener('abort', onAbort);
   if (signal?.aborted) stream.abort();
   const out = new OutputText(ctx.tokenizer, plan.stop, plan.includeStop);
+  const finished = (f: Finish, text: string, tokens: EmittedToken[]): Delta => {
+    if (f.reason === 'error') throw new ApiError(500, `the engine failed: ${f.error ?? 'unknown error'}`);
+    return { text: text + out.flush(), tokens, finish: { reason: f.reason, stopReason: f.stopTokenId ?? null } };
+  };
   try {
     for await (const ev of stream) {
       if (ev.kind === 'prompt_logprobs') yield { text: '', tokens: [], promptLogprobs: ev.entries };
-      else if (ev.kind === 'tokens') {
-        if (plan.scoreOnly) continue;
+      else if (ev.kind === 'tokens' && !plan.scoreOnly) {
         const d = out.push(ev.tokens);
         if (d.stopped !== null) {
           stream.abort({ reason: 'stop', stopTokenId: null });
           yield { text: d.text, tokens: d.tokens, finish: { reason: 'stop', stopReason: d.stopped } };
           return;
         }
+        // the step's last tokens and the finish go out as one delta (one SSE chunk), as vLLM sends them
+        if (ev.finish) return yield finished(ev.finish, d.text, d.tokens);
         if (d.text || d.tokens.length) yield { text: d.text, tokens: d.tokens };
-      } else {
-        const f = ev.finish;
-        if (f.reason === 'error') throw new ApiError(500, `the engine failed: ${f.error ?? 'unknown error'}`);
-        yield { text: out.flush(), tokens: [], finish: { reason: f.reason, stopReason: f.stopTokenId ?? null } };
-        return;
-      }
+      } else if (ev.finish) return yield finished(ev.finish, '', []); // a finish alone, or a score-only request's
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
