@@ -3,17 +3,26 @@
  * ~3M-parameter config, next to an anchor measured in the same run — a plain JS float32 dot-product
  * loop (the best a matvec can do here without SIMD) — so the numbers read as ratios.
  *
- *   npm run bench:engine            (or: node --import tsx bench/engine.ts [--decode 256] [--prompt 128])
+ * Then attention kernels, JS loops vs WebAssembly SIMD (bit-identical; the JS kernel is the anchor):
+ * ms per scheduler step on models/tiny-swa (FP8 KV, BF16 math, SIMD matmuls, one thread), 1 and 16
+ * sequences of 12-token prompts and 64 generated tokens, with the reference backend (k = 0) and with
+ * sm100-affected + disable_flashinfer_q_quantization + MTP k = 7 (the canonical case).
+ *
+ *   npm run bench:engine            (or: node --import tsx bench/engine.ts [--decode 256] [--prompt 128] [--attention-only])
  * Each figure is the best of three runs (after a warm-up run): the machine may be shared.
  */
+import { trtllmGenSwaSpecdec } from '../src/engine/attention/fault-models.js';
 import { createFlashinferBackend } from '../src/engine/attention/flashinfer.js';
-import { createReferenceBackend } from '../src/engine/attention/reference.js';
+import { createReferenceBackend, type AttentionKernelChoice } from '../src/engine/attention/reference.js';
 import type { AttentionBackend } from '../src/engine/attention/backend.js';
 import type { ModelConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
 import type { KvDtype } from '../src/engine/kv-cache/cache.js';
+import { loadModel } from '../src/engine/load-model.js';
 import { randomModel, tinyConfig } from '../src/engine/random-init.js';
-import { argmax } from '../src/engine/sampling.js';
+import { argmax, GREEDY } from '../src/engine/sampling.js';
+import { Scheduler } from '../src/engine/scheduler.js';
+import { specConfig } from '../src/engine/spec/config.js';
 
 const argOf = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -124,6 +133,71 @@ function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cach
   };
 }
 
+/** One serving run: n sequences through the scheduler; ms per step, attention ms per step, the generated ids. */
+function servingRun(backend: AttentionBackend, k: number, n: number) {
+  const tiny = tinySwa();
+  const engine = new Engine(tiny, { precision: 'bf16', kvDtype: 'fp8_e4m3', pageSize: 16, cacheKind: 'paged', numSpeculativeTokens: k, backend });
+  let attention = 0;
+  const run = backend.run.bind(backend);
+  backend.run = (...args) => {
+    const t0 = performance.now();
+    run(...args);
+    attention += performance.now() - t0;
+  };
+  const scheduler = new Scheduler(engine, { spec: k ? specConfig('mtp', k) : null, maxNumSeqs: 16, maxModelLen: tiny.config.maxPositions });
+  const ids: number[][] = [];
+  const text = Buffer.from('The window slides past the page boundary while the drafts are verified again.');
+  for (let i = 0; i < n; i++) {
+    const out: number[] = (ids[i] = []);
+    const promptIds = [256, ...text.subarray(i * 3, i * 3 + 11)];
+    scheduler.submit({ promptIds, maxTokens: 64, ignoreEos: true, sampling: GREEDY, seed: i }, { onTokens: (t) => out.push(...t.map((x) => x.id)), onFinish: () => {} });
+  }
+  const t0 = performance.now();
+  scheduler.runToCompletion();
+  const steps = scheduler.counters.steps;
+  return { ms: (performance.now() - t0) / steps, attentionMs: attention / steps, steps, ids };
+}
+let tinyModel: ReturnType<typeof loadModel> | null = null;
+const tinySwa = () => (tinyModel ??= loadModel(new URL('../models/tiny-swa', import.meta.url).pathname));
+
+/** JS vs SIMD attention, interleaved runs, best of three after a warm-up; the generated tokens must agree. */
+function attentionRows(): void {
+  const settings: [string, (kernels: AttentionKernelChoice) => AttentionBackend, number][] = [
+    ['reference, k=0', (kernels) => createReferenceBackend({ kernels }), 0],
+    [
+      'sm100-affected + disable Q quant, MTP k=7',
+      (kernels) => createFlashinferBackend({ bookkeeping: 'vllm-affected', faultModel: trtllmGenSwaSpecdec, disableQQuantization: true, useTrtllmAttention: null, kernels }),
+      7,
+    ],
+  ];
+  console.log('attention kernels on models/tiny-swa (FP8 KV, bf16 math, one thread; ms per scheduler step, best of 3):');
+  for (const [name, backendFor, k] of settings)
+    for (const n of [1, 16]) {
+      const best = { js: { ms: Infinity, attentionMs: Infinity, steps: 0 }, 'wasm-simd': { ms: Infinity, attentionMs: Infinity, steps: 0 } };
+      const ids: Record<string, string> = {};
+      for (let rep = 0; rep < 4; rep++)
+        for (const kernels of ['js', 'wasm-simd'] as const) {
+          const r = servingRun(backendFor(kernels), k, n);
+          ids[kernels] = JSON.stringify(r.ids);
+          if (rep === 0) continue; // warm-up
+          const b = best[kernels];
+          b.ms = Math.min(b.ms, r.ms);
+          b.attentionMs = Math.min(b.attentionMs, r.attentionMs);
+          b.steps = r.steps;
+        }
+      const { js, 'wasm-simd': simd } = best;
+      console.log(
+        `  ${name.padEnd(42)} ${String(n).padStart(2)} seq, ${String(simd.steps).padStart(3)} steps: attention JS ${js.attentionMs.toFixed(2)} → SIMD ${simd.attentionMs.toFixed(2)} ms/step` +
+          ` (${(js.attentionMs / simd.attentionMs).toFixed(2)}× the JS kernel) | step ${js.ms.toFixed(2)} → ${simd.ms.toFixed(2)} ms (${(js.ms / simd.ms).toFixed(2)}×)` +
+          ` | tokens ${ids.js === ids['wasm-simd'] ? 'identical' : 'DIFFER'}`,
+      );
+    }
+}
+
+if (process.argv.includes('--attention-only')) {
+  attentionRows();
+  process.exit(0);
+}
 const anchor = anchorGflops();
 const { total } = paramCount(config);
 console.log(`engine bench: ${(total / 1e6).toFixed(2)}M parameters (d ${config.hiddenSize}, I ${config.intermediateSize}, ${config.numLayers} layers), prompt ${PROMPT}, decode ${DECODE}, bf16 math`);
@@ -142,3 +216,4 @@ for (const r of results)
   );
 const best = Math.max(...results.map((r) => r.decodeTps));
 console.log(`decode target ≥ 300 tok/s: ${best >= 300 ? 'met' : 'NOT met'} (best ${best.toFixed(0)} tok/s)`);
+attentionRows();
