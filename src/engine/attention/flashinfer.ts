@@ -12,7 +12,7 @@ import { roundToBf16 } from '../../numerics/bf16.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT, FP8_E4M3_MAX } from '../../numerics/fp8.js';
 import { keyRange, rowPosition, type AttentionBackend, type AttentionCallRecord, type AttentionLayer, type AttentionPhase, type AttentionRequest } from './backend.js';
 import { SCALE_POLICIES, type BookkeepingName, type FlashinferKernel } from './bookkeeping.js';
-import { attentionKernels } from '../wasm/attention-kernels.js';
+import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js';
 import type { FaultModel } from './fault-models.js';
 import { newScratch, onlineSoftmaxRowHead, type OnlineSoftmaxArgs } from './online-softmax.js';
 import { onlineSoftmaxRequestSimd } from './online-softmax-simd.js';
@@ -109,7 +109,8 @@ export function createFlashinferBackend(options: FlashinferOptions): AttentionBa
             his[t * Hq + h] = f ? f.hi : hi;
           }
         }
-        if (kernels) onlineSoftmaxRequestSimd(kernels, args, req.qLen, los, his);
+        // every range lies in [0, seqLen) (the fault model's too): the kernel memory holds it when this fits
+        if (kernels && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS) onlineSoftmaxRequestSimd(kernels, args, req.qLen, los, his);
         else for (let t = 0; t < req.qLen; t++) for (let h = 0; h < Hq; h++) onlineSoftmaxRowHead(args, t, h, los[t * Hq + h], his[t * Hq + h], scratch);
       });
       backend.onCall?.(record);

@@ -3,7 +3,7 @@
  * (FP8 values dequantized with their per-tensor scales). Two passes per (row, head): scores and
  * their max, then the normalised weighted sum of V. Each row has its own window.
  */
-import { attentionKernels } from '../wasm/attention-kernels.js';
+import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js';
 import { keyRange, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
 import { referenceAttentionSimd } from './reference-simd.js';
 
@@ -40,11 +40,13 @@ let scores0 = new Float64Array(0),
 
 /**
  * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64: on the
- * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available and the query heads split
- * evenly over the KV heads, else the JS loop; the two agree to the bit (reference-simd.test.ts).
+ * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available, the query heads split evenly
+ * over the KV heads and the keys fit the kernel memory, else the JS loop; the two agree to the bit
+ * (reference-simd.test.ts).
  */
 export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
-  const kernels = layer.numHeads % layer.numKvHeads === 0 ? attentionKernels() : null;
+  const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
+  const kernels = fits ? attentionKernels() : null;
   if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
   else referenceAttentionJs(q, out, req, layer);
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createRng } from '../../core/rng.js';
 import { roundToBf16 } from '../../numerics/bf16.js';
 import type { KvView } from '../kv-cache/cache.js';
-import { attentionKernels, WIDEN_FROM_PASSES, type AttentionKernels } from './attention-kernels.js';
+import { attentionKernels, MAX_KV_ELEMENTS, WIDEN_FROM_PASSES, type AttentionKernels } from './attention-kernels.js';
 
 const kernels = attentionKernels();
 
@@ -98,4 +98,16 @@ test('pvRounded ≡ the JS online-softmax accumulation (Float32Array acc, per-ti
             assert.deepEqual(bits(Array.from(k.f64.subarray(k.at.acc0, k.at.acc0 + hd))), bits(Array.from(expect[0])), `lane 0 ${label}`);
             assert.deepEqual(bits(Array.from(k.f64.subarray(k.at.acc1, k.at.acc1 + hd))), bits(Array.from(expect[1])), `lane 1 ${label}`);
           }
+});
+
+test('a range beyond MAX_KV_ELEMENTS is refused (callers keep the JS loops for it), and the kernels still work after', () => {
+  const k = kernels!;
+  const hd = 64;
+  const huge: KvView = { values: new Float32Array(0), length: 0, keyOffset: () => 0, valueOffset: () => 0 };
+  assert.throws(() => k.loadKv(huge, 0, 0, MAX_KV_ELEMENTS / hd, 16, hd, 1, 1, 1), RangeError);
+  const view = randomView(5, hd, 1);
+  k.loadKv(view, 0, 0, 4, 16, hd, 1, 1, 1);
+  fillInputs(k, hd, 5, 1);
+  k.dots(0, 5);
+  assert.ok(Number.isFinite(k.f64[k.at.scores]));
 });

@@ -1,16 +1,21 @@
 /**
  * The attention kernels of attention-module.ts, instantiated once per thread on their own growable
  * WebAssembly.Memory, with the staging the JS side needs: the K and V rows of one KV head over a key
- * range are copied in and widened to float64 once (`loadKv`), then every query row and head pair of
- * that KV head runs on them (`dots`, `pvExact`, `pvRounded`); softmax maxima and exponentials stay
- * in JS (Math.exp / `2 **` have no bit-identical WebAssembly counterpart).
+ * range are copied in once (`loadKv`) and every query row and head pair of that KV head runs on them
+ * (`dots`, `pvExact`, `pvRounded`); softmax maxima and exponentials stay in JS (Math.exp / `2 **`
+ * have no bit-identical WebAssembly counterpart).
  *
- * Why copy instead of keeping the KV cache in WebAssembly memory: the copy is one TypedArray.set per
- * page run (a memcpy of ~0.5 KB per 16-key page per head) plus a vectorised widen, shared by every
- * query row and head of the KV head. Measured on a 100-key decode row (tiny-swa shapes, 16 requests,
- * bench/attention.ts) the copy and widen take ~10 % of the SIMD path's time, which is itself ~4–5× faster than
- * the JS loops; moving the caches (kv-cache/paged.ts, contiguous.ts) into a growable WebAssembly.Memory
- * would save at most that ~10 % and tie every cache to one memory per thread.
+ * Why copy instead of keeping the KV caches in WebAssembly memory: the copy is one TypedArray.set per
+ * run of adjacent rows (a 16-key page at hd 64 is 4 KiB per head), shared by every row and head pair of
+ * the KV head. Measured in the engine (tiny-swa, reference attention, 16 sequences of 12 + 64 tokens,
+ * FP8 KV; performance.now around loadKv): loadKv takes ~47 % of the SIMD attention time, but a second,
+ * warm loadKv of the same rows right after takes only ~30 % of the first — the rest is the first read of
+ * the step's 4–7 MB of K/V values from memory, which a kernel reading the cache in place pays as well.
+ * So keeping paged.ts / contiguous.ts in one growable memory per thread (views re-made after every grow,
+ * the caches tied to this module) would save at most ~14 % of the attention time.
+ *
+ * Widening to float64 happens once in loadKv when several passes read each element (spec
+ * verification: 8 rows), else inside the kernels' loops (a decode row reads each element once).
  */
 import type { KvView } from '../kv-cache/cache.js';
 import { attentionModuleBytes } from './attention-module.js';
@@ -51,6 +56,13 @@ export interface AttentionKernels {
  */
 export const WIDEN_FROM_PASSES = 4;
 
+/**
+ * Most K (or V) elements one loadKv takes (keys · head dim): 4 Mi elements keep the kernel memory under
+ * ~120 MB (28 bytes per element across its regions); longer ranges (a 65k-token prefill at hd 64) run
+ * on the JS loops instead.
+ */
+export const MAX_KV_ELEMENTS = 1 << 22;
+
 let kernels: AttentionKernels | null | undefined;
 
 /** The kernels of this thread, or null where WebAssembly SIMD is unavailable. */
@@ -84,7 +96,8 @@ function instantiate(): AttentionKernels | null {
    */
   const layout = (keys: number, dim: number) => {
     if (dim === capDim && keys <= capKeys) return;
-    keys = Math.max(keys, dim === capDim ? 2 * capKeys : 0, 64);
+    if (keys * dim > MAX_KV_ELEMENTS) throw new RangeError(`attention kernels: ${keys} keys × ${dim} exceed ${MAX_KV_ELEMENTS} elements`);
+    keys = Math.max(keys, Math.min(dim === capDim ? 2 * capKeys : 0, Math.floor(MAX_KV_ELEMENTS / dim)), 64);
     const elems = keys * dim + 4;
     const sizes = [4 * elems, 8 * elems, 8 * elems, 4 * elems, 4 * elems, 16 * dim + 16, 16 * keys + 16, 16 * keys + 16, 8 * dim + 16, 8 * dim + 16];
     const starts: number[] = [];
