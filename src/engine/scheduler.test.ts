@@ -100,3 +100,65 @@ describe('continuous batching', () => {
     assert.equal(s.hasWork, false);
   });
 });
+
+describe('token budget and chunked prefill', () => {
+  /** An engine whose steps are recorded: the sequences of each step and its row count. */
+  function recorded(k = 0) {
+    const e = engine(k);
+    const steps: { seqIds: number[]; rows: number }[] = [];
+    const forward = e.forward.bind(e);
+    e.forward = (batch) => {
+      steps.push({ seqIds: batch.map((r) => r.seqId), rows: batch.reduce((n, r) => n + r.tokens.length, 0) });
+      return forward(batch);
+    };
+    return { e, steps };
+  }
+  const long = enc('a long prompt that takes several chunks of the step budget to prefill');
+
+  for (const spec of [null, specConfig('suffix', 7)] as (SpecConfig | null)[])
+    test(`a prompt fed in chunks ≡ whole (tokens, logprobs, prompt_logprobs); no step over budget; a decoding stream gets a token every step (${spec ? 'suffix k=7, drafts cut to fit' : 'plain'})`, () => {
+      const k = spec?.numSpeculativeTokens ?? 0;
+      const { e, steps } = recorded(k);
+      const s = new Scheduler(e, { spec, maxNumSeqs: 4, maxModelLen: 512, maxNumBatchedTokens: 6 });
+      const first = submit(s, { promptIds: enc('abcabc'), maxTokens: 30, logprobs: 2 });
+      s.step(); // prefilled whole (7 tokens > 6: two chunks) …
+      s.step();
+      assert.equal(first.tokens.length, 1, 'the first token comes after the last chunk');
+      const second = submit(s, { promptIds: long, maxTokens: 8, logprobs: 2, promptLogprobs: 3 });
+      s.runToCompletion();
+      assert.ok(steps.every((x) => x.rows <= 6), `rows per step: ${steps.map((x) => x.rows)}`);
+      // while the long prompt prefills (several steps), the first sequence is in every step
+      const secondSteps = steps.filter((x) => x.seqIds.includes(2));
+      assert.ok(secondSteps.length >= Math.ceil(long.length / 6), `${secondSteps.length} steps`);
+      const firstEnd = steps.findLastIndex((x) => x.seqIds.includes(1));
+      assert.ok(steps.slice(2, firstEnd + 1).every((x) => x.seqIds.includes(1)));
+
+      const whole = new Scheduler(engine(k), { spec, maxNumSeqs: 4, maxModelLen: 512 });
+      const a = submit(whole, { promptIds: enc('abcabc'), maxTokens: 30, logprobs: 2 });
+      const b = submit(whole, { promptIds: long, maxTokens: 8, logprobs: 2, promptLogprobs: 3 });
+      whole.runToCompletion();
+      assert.deepEqual(first.tokens, a.tokens);
+      assert.deepEqual(second.tokens, b.tokens);
+      assert.deepEqual(second.prompt, b.prompt);
+      assert.equal(second.prompt?.length, long.length);
+      assert.equal(s.counters.promptTokens, whole.counters.promptTokens);
+    });
+
+  test('without chunked prefill a prompt waits until it fits the step whole; a budget below max_model_len is refused', () => {
+    const { e, steps } = recorded();
+    const s = new Scheduler(e, { spec: null, maxNumSeqs: 4, maxModelLen: 80, maxNumBatchedTokens: 80, chunkedPrefill: false });
+    const prompts = [long, [...long].reverse(), enc('short')];
+    const got = prompts.map((p) => submit(s, { promptIds: p, maxTokens: 4 }));
+    s.runToCompletion();
+    assert.ok(steps.every((x) => x.rows <= 80));
+    // each prompt went in one step: the step a sequence first appears in holds its whole prompt
+    for (const [i, p] of prompts.entries()) {
+      const firstStep = steps.find((x) => x.seqIds.includes(i + 1))!;
+      assert.ok(firstStep.rows >= p.length);
+    }
+    assert.ok(!steps[0].seqIds.includes(2), 'the second long prompt waited: both do not fit 80 rows');
+    got.forEach((g, i) => assert.deepEqual(g.tokens.map((t) => t.id), plain(prompts[i], 4)));
+    assert.throws(() => new Scheduler(engine(), { spec: null, maxNumSeqs: 4, maxModelLen: 512, maxNumBatchedTokens: 256, chunkedPrefill: false }), /at least maxModelLen/);
+    assert.throws(() => new Scheduler(engine(), { spec: null, maxNumSeqs: 4, maxModelLen: 512, maxNumBatchedTokens: 0 }), /≥ 1/);
+  });
+});

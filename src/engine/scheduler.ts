@@ -1,10 +1,17 @@
 /**
- * Continuous batching on top of the engine step API. Each `step()` runs ONE engine forward over every
- * running sequence: new sequences prefill their whole prompt, running ones feed their last token
- * (plain decode, one row) or their last token plus drafts (verification, 1 + k' rows). All rows go
- * through the model's matmuls together; the engine splits the step into a decode slice (requests
- * with the same q_len ≤ 1 + k) and a prefill slice, as vLLM's FlashInfer backend does — so a
- * request's attention path can depend on what else is in the batch, exactly as in serving.
+ * Continuous batching on top of the engine step API. Each `step()` runs ONE engine forward over the
+ * running sequences: new sequences prefill their prompt, running ones feed their last token (plain
+ * decode, one row) or their last token plus drafts (verification, 1 + k' rows). All rows go through
+ * the model's matmuls together; the engine splits the step into a decode slice (requests with the
+ * same q_len ≤ 1 + k) and a prefill slice, as vLLM's FlashInfer backend does — so a request's
+ * attention path can depend on what else is in the batch, exactly as in serving.
+ *
+ * Token budget (vLLM's max_num_batched_tokens, default unlimited): a step takes at most that many
+ * rows. As in vLLM's scheduler, running sequences come first (in arrival order; drafts are cut to
+ * what fits), then waiting ones are admitted. With chunked prefill (the default, as in vLLM) a prompt
+ * that does not fit is fed in chunks over several steps — so one long prompt no longer stalls every
+ * stream's next token for a whole prefill; without it a prompt waits until it fits whole. A chunk
+ * of at most 1 + k tokens is classified like a decode by the engine, as vLLM classifies by query length.
  *
  * Sequences join and leave between steps (finished, aborted); waiting requests are admitted in
  * arrival order up to `maxNumSeqs`. The scheduler is synchronous: an async driver (the server)
@@ -19,6 +26,10 @@ export interface SchedulerOptions {
   /** Most sequences in one step (vLLM's --max-num-seqs). */
   maxNumSeqs: number;
   maxModelLen: number;
+  /** Most rows (tokens) in one step (vLLM's --max-num-batched-tokens); default: no limit. */
+  maxNumBatchedTokens?: number;
+  /** Feed a prompt that does not fit the step's budget in chunks (default true, as in vLLM). */
+  chunkedPrefill?: boolean;
 }
 
 /** Counters since start (the server's /metrics reads them). */
@@ -64,6 +75,43 @@ export class Scheduler {
     const k = options.spec?.numSpeculativeTokens ?? 0;
     if ((engine.options.numSpeculativeTokens ?? 0) !== k)
       throw new RangeError(`the engine was built for ${engine.options.numSpeculativeTokens ?? 0} speculative tokens, the scheduler for ${k}`);
+    const budget = options.maxNumBatchedTokens;
+    if (budget !== undefined && !(Number.isInteger(budget) && budget >= 1)) throw new RangeError(`maxNumBatchedTokens must be a whole number ≥ 1, got ${budget}`);
+    if (budget !== undefined && options.chunkedPrefill === false && budget < options.maxModelLen)
+      throw new RangeError(`without chunked prefill, maxNumBatchedTokens (${budget}) must be at least maxModelLen (${options.maxModelLen}): a longest prompt must fit one step`);
+  }
+
+  private get budget(): number {
+    return this.options.maxNumBatchedTokens ?? Infinity;
+  }
+
+  /**
+   * The next step's sequences (in running order) and their tokens, within the token budget: running
+   * sequences that decode first, then those still prefilling, then waiting ones admitted. Tokens a
+   * prefetch prepared are kept when they fit. `admit` false: a prefetch's plan (nothing admitted, no
+   * step begun).
+   */
+  private plan(admit: boolean): { seqs: Sequence[]; tokens: number[][] } {
+    let left = this.budget;
+    const chosen = new Map<Sequence, number[]>();
+    const take = (s: Sequence) => {
+      const prepared = this.prepared.get(s);
+      this.prepared.delete(s);
+      if (admit) s.beginStep(this.engine.length(s.id));
+      const t = prepared && prepared.length <= left ? prepared : s.nextStep(this.engine, left);
+      chosen.set(s, t);
+      left -= t.length;
+    };
+    for (const decoding of [true, false])
+      for (const s of this.running) if (s.prefilled === decoding && left > 0) take(s);
+    while (admit && this.waiting.length && this.running.length < this.options.maxNumSeqs && left > 0) {
+      if (this.options.chunkedPrefill === false && this.waiting[0].prefillLeft > left) break; // the prompt waits until it fits whole
+      const s = this.waiting.shift()!;
+      this.running.push(s);
+      take(s);
+    }
+    const seqs = this.running.filter((s) => chosen.has(s));
+    return { seqs, tokens: seqs.map((s) => chosen.get(s)!) };
   }
 
   /** Queues a request; its results go to `sink`. Validation of lengths is the caller's job (the server answers 400). */
@@ -108,14 +156,9 @@ export class Scheduler {
   /** One engine step over every running sequence. Returns false when there was nothing to do. */
   step(): boolean {
     this.reap();
-    while (this.waiting.length && this.running.length < this.options.maxNumSeqs) this.running.push(this.waiting.shift()!);
-    if (!this.running.length) return false;
-    const batch = this.running.map((s) => {
-      s.beginStep(this.engine.length(s.id));
-      const tokens = this.prepared.get(s) ?? s.nextStep(this.engine);
-      this.prepared.delete(s);
-      return { seqId: s.id, tokens };
-    });
+    const { seqs, tokens } = this.plan(true);
+    if (!seqs.length) return false;
+    const batch = seqs.map((s, i) => ({ seqId: s.id, tokens: tokens[i] }));
     let results;
     try {
       results = this.engine.forward(batch);
@@ -128,7 +171,7 @@ export class Scheduler {
     }
     this.counters.steps++;
     results.forEach((r, i) => {
-      const s = this.running[i];
+      const s = seqs[i];
       const wasPrefill = !s.prefilled;
       const before = s.output.length;
       const spec = { ...s.spec };
@@ -152,12 +195,9 @@ export class Scheduler {
    */
   private prefetchNext(): void {
     if (!this.engine.prefetches || !this.running.length) return;
-    const next = this.running.map((s) => {
-      const tokens = s.nextStep(this.engine);
-      this.prepared.set(s, tokens);
-      return { seqId: s.id, tokens };
-    });
-    this.engine.prefetch(next);
+    const { seqs, tokens } = this.plan(false);
+    seqs.forEach((s, i) => this.prepared.set(s, tokens[i]));
+    this.engine.prefetch(seqs.map((s, i) => ({ seqId: s.id, tokens: tokens[i] })));
   }
 
   /** Runs steps until every submitted sequence has finished (tests, benchmarks). */

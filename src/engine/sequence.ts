@@ -73,7 +73,13 @@ function rankOf(lp: Float64Array, id: number): number {
 export class Sequence {
   readonly tokens: number[]; // prompt + output
   readonly output: EmittedToken[] = [];
+  /** The whole prompt is in the cache and the first token emitted. */
   prefilled = false;
+  /** Prompt tokens in the cache so far (chunked prefill feeds the prompt over several steps). */
+  prefillDone = 0;
+  /** prompt_logprobs entries of the chunks so far, and the last chunk's last logits row (it scores the next chunk's first token). */
+  private promptEntries: PromptLogprob[] = [null];
+  private lastPromptRow: Float32Array | null = null;
   finished: Finish | null = null;
   abortRequested = false;
   /** How an abort reports itself (null: reason "abort"). */
@@ -102,22 +108,30 @@ export class Sequence {
     this.trie?.extend(this.tokens);
   }
 
-  /** The query tokens of the next step. */
-  nextStep(head: MtpHead): number[] {
+  /** Prompt tokens not yet in the cache. */
+  get prefillLeft(): number {
+    return this.request.promptIds.length - this.prefillDone;
+  }
+
+  /**
+   * The query tokens of the next step, at most `maxRows` of them (the step's token budget left):
+   * the next chunk of the prompt, or the last token plus drafts (as many as fit).
+   */
+  nextStep(head: MtpHead, maxRows = Infinity): number[] {
     if (!this.prefilled) {
       this.drafts = [];
-      return [...this.request.promptIds];
+      return this.request.promptIds.slice(this.prefillDone, this.prefillDone + maxRows);
     }
     const last = this.tokens[this.tokens.length - 1];
-    this.drafts = this.propose(head);
+    this.drafts = this.propose(head, maxRows - 1);
     return [last, ...this.drafts];
   }
 
-  private propose(head: MtpHead): number[] {
+  private propose(head: MtpHead, maxDrafts: number): number[] {
     const s = this.specConfig;
     if (!s) return [];
     // room: the step writes 1 + k' tokens to the cache and may emit k' + 1; stay within max_model_len
-    const k = Math.min(s.numSpeculativeTokens, this.maxModelLen - this.tokens.length - 1);
+    const k = Math.min(s.numSpeculativeTokens, maxDrafts, this.maxModelLen - this.tokens.length - 1);
     if (k <= 0) return [];
     if (s.method === 'ngram') return proposeNgram(this.tokens, s.promptLookupMin, s.promptLookupMax, k);
     if (s.method === 'suffix') return this.trie!.propose(k, s.suffix);
@@ -137,8 +151,13 @@ export class Sequence {
     const { vocabSize: V, hiddenSize: d } = this.model.config;
     const row = (t: number) => logits.subarray(t * V, (t + 1) * V);
     if (!this.prefilled) {
+      const wantsPromptLogprobs = this.request.promptLogprobs !== undefined && this.request.promptLogprobs !== null;
+      if (wantsPromptLogprobs) this.scorePromptChunk(logits, rows);
+      this.prefillDone += rows;
+      if (this.prefillLeft > 0) return this.cacheBefore + rows; // a chunk: nothing to emit yet
       this.prefilled = true;
-      if (this.request.promptLogprobs !== undefined && this.request.promptLogprobs !== null) this.sink.onPromptLogprobs?.(this.promptLogprobs(logits, rows));
+      this.lastPromptRow = null;
+      if (wantsPromptLogprobs) this.sink.onPromptLogprobs?.(this.promptEntries);
       const id = this.sampler.pick(row(rows - 1), 0);
       this.hidden = hidden.slice((rows - 1) * d, rows * d);
       this.emit([id], (t) => row(rows - 1 + t));
@@ -176,17 +195,20 @@ export class Sequence {
     if (out.length) this.sink.onTokens(out);
   }
 
-  private promptLogprobs(logits: Float32Array, rows: number): PromptLogprob[] {
+  /** prompt_logprobs entries of the chunk at prompt positions prefillDone … prefillDone + rows − 1 (position 0 has none). */
+  private scorePromptChunk(logits: Float32Array, rows: number): void {
     const V = this.model.config.vocabSize;
     const k = this.request.promptLogprobs === -1 ? V : (this.request.promptLogprobs ?? 0);
-    const entries: PromptLogprob[] = [null];
     const prompt = this.request.promptIds;
-    for (let i = 1; i < rows; i++) {
-      const raw = logits.subarray((i - 1) * V, i * V);
+    const start = this.prefillDone;
+    // position p is scored by the logits of position p − 1: for the chunk's first token, the previous chunk's last row
+    const before = (p: number) => (p === start ? this.lastPromptRow! : logits.subarray((p - 1 - start) * V, (p - start) * V));
+    for (let p = Math.max(1, start); p < start + rows; p++) {
+      const raw = before(p);
       const lp = logSoftmax(raw);
-      const id = prompt[i];
-      entries.push({ id, logprob: lp[id], rank: rankOf(lp, id), top: k > 0 ? topLogprobs(raw, k) : [] });
+      const id = prompt[p];
+      this.promptEntries.push({ id, logprob: lp[id], rank: rankOf(lp, id), top: k > 0 ? topLogprobs(raw, k) : [] });
     }
-    return entries;
+    this.lastPromptRow = logits.slice((rows - 1) * V, rows * V);
   }
 }

@@ -23,6 +23,9 @@ export interface ServerConfig {
   settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'>;
   spec: SpecConfig | null;
   maxNumSeqs: number;
+  /** Tokens per engine step (default: no limit) and whether prompts beyond it are chunked (default true). */
+  maxNumBatchedTokens?: number;
+  chunkedPrefill?: boolean;
   /** Reduction order depends on the batch (tiny, benign batch-dependent differences). */
   batchVariantNumerics?: boolean;
   /**
@@ -57,7 +60,13 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     batchVariantNumerics: cfg.batchVariantNumerics ?? false,
     parallel: { threads: cfg.engineThreads ?? Math.min(2, availableParallelism()), attention: s.attention },
   });
-  const scheduler = new Scheduler(engine, { spec: cfg.spec, maxNumSeqs: cfg.maxNumSeqs, maxModelLen: s.maxModelLen });
+  const scheduler = new Scheduler(engine, {
+    spec: cfg.spec,
+    maxNumSeqs: cfg.maxNumSeqs,
+    maxModelLen: s.maxModelLen,
+    maxNumBatchedTokens: cfg.maxNumBatchedTokens,
+    chunkedPrefill: cfg.chunkedPrefill,
+  });
   const runner = new EngineRunner(scheduler);
   const c = cfg.model.config;
   const ctx: ServerContext = {

@@ -17,6 +17,7 @@ describe('bad flags exit 2 with a hint, before binding', () => {
     ['unsupported KV dtype', ['--kv-cache-dtype', 'fp8_e5m2'], /not implemented/],
     ['unimplemented drafter', ['--speculative-config', '{"method": "eagle3", "num_speculative_tokens": 3}'], /eagle3 is not implemented/],
     ['bad max-num-seqs', ['--max-num-seqs', '0'], /max-num-seqs must be an integer/],
+    ['a step budget no prompt fits whole, chunking off', ['--max-num-batched-tokens', '512', '--no-enable-chunked-prefill'], /smaller than max_model_len 2048/],
   ] as const)
     test(name, async () => {
       const r = await runCli(['engine', 'serve', '--port', '0', ...flags]);

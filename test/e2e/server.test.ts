@@ -89,3 +89,26 @@ describe('openai client', () => {
     await assert.rejects(client.completions.create({ model: 'nope', prompt: 'x' }), (e: unknown) => e instanceof OpenAI.NotFoundError);
   });
 });
+
+describe('a step budget (--max-num-batched-tokens 16): prompts fed in chunks', () => {
+  let chunked: ServerProcess;
+  before(async () => (chunked = await startServer(['--model', 'models/tiny-swa', '--served-model-name', 'tiny-swa', '--max-num-batched-tokens', '16'])));
+  after(() => chunked?.stop());
+
+  test('the same greedy text and prompt_logprobs as without a budget, two long prompts at once', async () => {
+    const body = (prompt: string) => ({ model: 'tiny-swa', prompt, max_tokens: 24, ignore_eos: true, prompt_logprobs: 1, logprobs: 1, ...greedy });
+    const ask = async (url: string, prompt: string) => {
+      const r = await fetch(`${url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(prompt)) });
+      assert.equal(r.status, 200);
+      return (await r.json()) as { choices: { text: string; prompt_logprobs: unknown; logprobs: unknown }[] };
+    };
+    const prompts = ['It was the best of times, it was the worst of times, it was the age of wisdom', 'Congress shall make no law respecting an establishment of religion, or prohibiting'];
+    const [a, b] = await Promise.all(prompts.map((p) => ask(chunked.url, p)));
+    for (const [i, got] of [a, b].entries()) {
+      const want = await ask(server.url, prompts[i]);
+      assert.equal(got.choices[0].text, want.choices[0].text);
+      assert.deepEqual(got.choices[0].prompt_logprobs, want.choices[0].prompt_logprobs);
+      assert.deepEqual(got.choices[0].logprobs, want.choices[0].logprobs);
+    }
+  });
+});

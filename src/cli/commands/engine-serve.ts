@@ -35,6 +35,8 @@ const OWN = new Set([
   'port',
   'served_model_name',
   'max_num_seqs',
+  'max_num_batched_tokens',
+  'enable_chunked_prefill',
   'max_logprobs',
   'speculative_config',
   'return_tokens_as_token_ids',
@@ -51,6 +53,10 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --speculative-config JSON        method ngram | suffix | mtp, num_speculative_tokens,
                                    prompt_lookup_min/max, suffix_decoding_* (vLLM's keys)
   --max-num-seqs N                 sequences per engine step (default 16)
+  --max-num-batched-tokens N       tokens per engine step (default: no limit); decoding sequences
+                                   go first, a prompt that does not fit is fed in chunks
+  --[no-]enable-chunked-prefill    chunks on (default, as in vLLM) or off: a prompt then waits until
+                                   it fits a step whole (the budget must be ≥ --max-model-len)
   --max-model-len N --max-logprobs N (default 20) --return-tokens-as-token-ids
   --generation-config auto|vllm    auto (default): sampling defaults from the model's generation_config.json
   --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
@@ -104,6 +110,21 @@ function positiveInt(args: Map<string, ArgValue>, dest: string, fallback: number
   return n;
 }
 
+/** --max-num-batched-tokens and --[no-]enable-chunked-prefill, checked as vLLM checks them at startup. */
+function stepTokenBudget(args: Map<string, ArgValue>, maxModelLen: number): { maxNumBatchedTokens?: number; chunkedPrefill: boolean; note?: string } {
+  const chunkedPrefill = args.get('enable_chunked_prefill')?.value !== false;
+  if (!args.has('max_num_batched_tokens'))
+    return { chunkedPrefill, note: args.has('enable_chunked_prefill') ? '--[no-]enable-chunked-prefill changes nothing without --max-num-batched-tokens: a step has no token limit' : undefined };
+  const maxNumBatchedTokens = positiveInt(args, 'max_num_batched_tokens', 0);
+  if (!chunkedPrefill && maxNumBatchedTokens < maxModelLen)
+    throw new UserError(`--max-num-batched-tokens ${maxNumBatchedTokens} is smaller than max_model_len ${maxModelLen}, and chunked prefill is off: the longest prompt could never be scheduled`, {
+      code: 'E_USAGE',
+      at: args.get('max_num_batched_tokens')?.at,
+      hint: `raise --max-num-batched-tokens to at least ${maxModelLen}, lower --max-model-len, or enable chunked prefill`,
+    });
+  return { maxNumBatchedTokens, chunkedPrefill };
+}
+
 /** vLLM's --generation-config auto: temperature / top_p / top_k from the model's generation_config.json. */
 function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<SamplingDefaults>; note?: string } {
   const path = resolve(modelDir, 'generation_config.json');
@@ -141,6 +162,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   const notes = [...settings.notes, ...(spec?.notes ?? [])];
   if (args.has('enable_prefix_caching')) notes.push('--enable-prefix-caching accepted without effect: the engine recomputes every prompt');
   if (gen.note) notes.push(gen.note);
+  const budget = stepTokenBudget(args, settings.maxModelLen);
+  if (budget.note) notes.push(budget.note);
 
   const built = buildServer({
     model,
@@ -148,6 +171,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     settings,
     spec,
     maxNumSeqs: positiveInt(args, 'max_num_seqs', 16),
+    maxNumBatchedTokens: budget.maxNumBatchedTokens,
+    chunkedPrefill: budget.chunkedPrefill,
     batchVariantNumerics: args.get('batch_variant_numerics')?.value === true,
     limits: {
       maxBodyBytes: positiveInt(args, 'max_request_body_bytes', DEFAULT_LIMITS.maxBodyBytes),
