@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AttentionPhase } from './backend.js';
 import { createFlashinferBackend, quantizeQuery, routeFlashinfer, type FlashinferOptions } from './flashinfer.js';
 import { createReferenceBackend } from './reference.js';
-import { buildCase, runBackend, type AttentionCase } from './testing.js';
+import { buildCase, nhdRequest, runBackend, type AttentionCase } from './testing.js';
 
 const fixedBf16Q: FlashinferOptions = { bookkeeping: 'fixed', faultModel: null, disableQQuantization: true, useTrtllmAttention: null };
 const decode = (n: number): AttentionPhase => ({ kind: 'decode', qLenPerReq: n });
@@ -113,21 +113,8 @@ describe('flashinfer ≈ reference (same stored K/V)', () => {
 
 test('the paged kernel reads any page layout through KvView: an NHD copy gives bit-identical output', () => {
   const built = buildCase(baseCase({ kvDtype: 'fp8_e4m3', scales: { q: 1, k: 0.02, v: 0.03 } }));
-  const { numKvHeads: H, headDim: hd, pageSize: P } = built.layer;
-  // copy each request's K/V into an NHD layout [blocks, 2, P, H, hd] with its own block order
-  const nhdRequests = built.requests.map((req) => {
-    const blocks = Math.ceil(req.seqLen / P);
-    const table = Array.from({ length: blocks }, (_, b) => blocks - 1 - b); // reversed
-    const values = new Float32Array(blocks * 2 * P * H * hd);
-    const at = (pos: number, plane: number, h: number) => (((table[Math.floor(pos / P)] * 2 + plane) * P + (pos % P)) * H + h) * hd;
-    for (let pos = 0; pos < req.seqLen; pos++)
-      for (let h = 0; h < H; h++)
-        for (let d = 0; d < hd; d++) {
-          values[at(pos, 0, h) + d] = req.view.values[req.view.keyOffset(pos, h) + d];
-          values[at(pos, 1, h) + d] = req.view.values[req.view.valueOffset(pos, h) + d];
-        }
-    return { ...req, view: { values, length: req.seqLen, keyOffset: (p: number, h: number) => at(p, 0, h), valueOffset: (p: number, h: number) => at(p, 1, h) } };
-  });
+  // each request's K/V copied into an NHD layout [blocks, 2, P, H, hd] with its own (reversed) block order
+  const nhdRequests = built.requests.map((req) => nhdRequest(req, built.layer));
   const backend = createFlashinferBackend(fixedBf16Q);
   const hnd = runBackend(backend, built, decode(8));
   const nhd = runBackend(backend, { ...built, requests: nhdRequests }, decode(8));
