@@ -8,12 +8,12 @@
 import { createRng } from '../src/core/rng.js';
 import { tokensFromArgv } from '../src/deployment/argv-token.js';
 import { parseVllmArgs } from '../src/deployment/vllm-args.js';
-import { createBackend } from '../src/engine/emulate.js';
-import { Engine } from '../src/engine/engine.js';
+import type { Engine } from '../src/engine/engine.js';
 import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
 import { generate } from '../src/engine/generate.js';
 import type { Model } from '../src/engine/model.js';
 import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
+import { singleSequenceEngine } from '../src/engine/single-sequence-engine.js';
 import { specConfig } from '../src/engine/spec/config.js';
 import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
 import { createByteTokenizer } from '../src/engine/tokenizer.js';
@@ -29,16 +29,7 @@ export interface Side {
 
 export function engineSide(model: Model, flags: string[], k = 0): Side {
   const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: process.cwd(), extraFlags: [...ENGINE_FLAG_SPECS] });
-  const s = resolveEngineSettings(parsed.args, model.config, new Set());
-  const engine = new Engine(model, {
-    precision: s.precision,
-    kvDtype: s.kvDtype,
-    pageSize: s.pageSize,
-    cacheKind: 'paged',
-    numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,
-    backend: createBackend(s.attention),
-    numSpeculativeTokens: k,
-  });
+  const engine = singleSequenceEngine(model, resolveEngineSettings(parsed.args, model.config, new Set()), { numSpeculativeTokens: k });
   return { engine, model, k };
 }
 

@@ -15,10 +15,10 @@ import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import type { AttentionCallRecord } from '../../engine/attention/backend.js';
 import { trtllmGenSwaSpecdec } from '../../engine/attention/fault-models.js';
 import { createBackend } from '../../engine/emulate.js';
-import { Engine } from '../../engine/engine.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings, type EngineSettings } from '../../engine/flags.js';
 import { generate, type GenerateResult } from '../../engine/generate.js';
 import { loadModel } from '../../engine/load-model.js';
+import { singleSequenceEngine } from '../../engine/single-sequence-engine.js';
 import { createByteTokenizer, type Tokenizer } from '../../engine/tokenizer.js';
 import type { CliIO } from '../io.js';
 import { registerEngineServe } from './engine-serve.js';
@@ -110,14 +110,7 @@ function runGenerate(flags: string[], io: CliIO): void {
     kernels.set(r.kernel, (kernels.get(r.kernel) ?? 0) + 1);
     faultyPairs += r.faultyPairs.length;
   };
-  const eng = new Engine(model, {
-    precision: settings.precision,
-    kvDtype: settings.kvDtype,
-    pageSize: settings.pageSize,
-    cacheKind: 'paged',
-    numBlocks: Math.ceil(settings.maxModelLen / settings.pageSize) + 1,
-    backend,
-  });
+  const eng = singleSequenceEngine(model, settings, { backend });
   const started = performance.now();
   const result = generate(eng, promptIds, {
     maxTokens,
