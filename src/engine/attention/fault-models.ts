@@ -19,7 +19,11 @@
  * head that reads that KV head (its GQA group, Hq / Hkv heads) is affected and successive failing
  * calls hit different groups. With q_len_per_req ≤ P at most one row per request qualifies, and
  * only for q_len_per_req of the P possible seq_len alignments; deeper speculation (more rows)
- * qualifies more rows, so it corrupts more.
+ * qualifies more rows per call. Per generated token it does not: whether the row at position p is
+ * faulty depends on p alone once its call has more than 4 rows, and with k = 7 every call has 8, so
+ * drafting deeper exposes no position that k = 7 leaves clean (bench:spec part B measures it). The
+ * report's runaway repetition with k = 64 suffix decoding is therefore NOT reproduced: it implies a
+ * depth-dependent mechanism the public reports do not describe, and this model does not invent one.
  *
  * Where the model departs from the report, on purpose: the report saw "usually one (row, head)
  * pair"; this model corrupts the row's whole GQA group (2 query heads at both gemma-4-31B's 32/16
