@@ -18,11 +18,10 @@ import { presetSettings } from '../src/engine/emulate.js';
 import { loadModel } from '../src/engine/load-model.js';
 import { buildServer } from '../src/server/build.js';
 import { listen } from '../src/server/listen.js';
+import { numberArg } from './args.js';
+import { streamedTokenCounts } from './stream-tokens.js';
 
-const argOf = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const argOf = numberArg;
 const BUDGET = argOf('budget', 128);
 const SHORT = argOf('short', 8);
 const LONG = argOf('long', 4);
@@ -41,19 +40,7 @@ async function stream(url: string, prompt: string, maxTokens: number): Promise<n
   });
   if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${await res.text()}`);
   const times: number[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body!) {
-    buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-    let cut;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      if (!event.startsWith('data: {')) continue;
-      const n = (JSON.parse(event.slice(6)) as { choices: { logprobs: { tokens: string[] } | null }[] }).choices[0]?.logprobs?.tokens.length ?? 0;
-      for (let k = 0; k < n; k++) times.push(performance.now());
-    }
-  }
+  for await (const n of streamedTokenCounts(res)) for (let k = 0; k < n; k++) times.push(performance.now());
   return times;
 }
 

@@ -23,11 +23,9 @@ import { randomModel, tinyConfig } from '../src/engine/random-init.js';
 import { argmax, GREEDY } from '../src/engine/sampling.js';
 import { Scheduler } from '../src/engine/scheduler.js';
 import { specConfig } from '../src/engine/spec/config.js';
+import { numberArg } from './args.js';
 
-const argOf = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const argOf = numberArg;
 const PROMPT = argOf('prompt', 128);
 const DECODE = argOf('decode', 256);
 

@@ -24,11 +24,9 @@ import type { Generation } from '../src/oracle/types.js';
 import { corpusPrompt, engineSide, scoreContinuation, sideGeneration, type Side } from './in-process-pair.js';
 import { judgeRequest } from '../src/oracle/verdict.js';
 import { shortPlan, windowCrossingPlan, type LengthPlan } from '../src/probe/suites.js';
+import { numberArg } from './args.js';
 
-const argOf = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const argOf = numberArg;
 const REQUESTS = argOf('requests', 16);
 const MAX_TOKENS = argOf('max-tokens', 64);
 const SEED = argOf('seed', 0);

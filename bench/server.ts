@@ -22,11 +22,10 @@ import { argmax } from '../src/engine/sampling.js';
 import { loadModel } from '../src/engine/load-model.js';
 import { buildServer } from '../src/server/build.js';
 import { listen } from '../src/server/listen.js';
+import { numberArg } from './args.js';
+import { streamedTokenCounts } from './stream-tokens.js';
 
-const argOf = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const argOf = numberArg;
 const TOKENS = argOf('tokens', 64);
 const REQUESTS = argOf('requests', 32); // per concurrency level
 const MEMORY_REQUESTS = argOf('memory-requests', 1000);
@@ -60,23 +59,11 @@ async function streamOnce(i: number, maxTokens: number, cancelAfter?: number): P
     body: JSON.stringify({ prompt: `${words[i % words.length]} ${i}`, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, logprobs: 0 }),
     signal: ac.signal,
   });
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '', tokens = 0, ttft = -1;
+  let tokens = 0, ttft = -1;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const event = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        if (!event.startsWith('data: {')) continue;
-        const n = (JSON.parse(event.slice(6)) as { choices: { logprobs: { tokens: string[] } | null }[] }).choices[0]?.logprobs?.tokens.length ?? 0;
-        if (n && ttft < 0) ttft = performance.now() - t0;
-        tokens += n;
-      }
+    for await (const n of streamedTokenCounts(res)) {
+      if (n && ttft < 0) ttft = performance.now() - t0;
+      tokens += n;
       if (cancelAfter !== undefined && tokens >= cancelAfter) {
         ac.abort();
         break;

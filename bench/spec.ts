@@ -25,11 +25,9 @@ import { loadModel } from '../src/engine/load-model.js';
 import { specConfig, type SpecConfig } from '../src/engine/spec/config.js';
 import { meanAcceptanceLength, speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
 import { excessRepetition, findRepeatedSpans } from '../src/oracle/repetition.js';
+import { numberArg } from './args.js';
 
-const argOf = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
+const argOf = numberArg;
 const PROMPTS = argOf('prompts', 6);
 const TOKENS = argOf('tokens', 128);
 const PROMPT_BYTES = 300; // past the 128-token window
