@@ -2,8 +2,7 @@
  * A checkpoint behind one interface, whether it is one `model.safetensors` or a sharded HF
  * checkpoint: `model.safetensors.index.json` = {"metadata": {...}, "weight_map": {tensor: shard file}}.
  * Shard paths are relative to the index's directory; a shard may be a symlink to a file elsewhere
- * (models/tiny-swa-qscale shares its weights shard with models/tiny-swa that way), which is simply
- * followed. Shard names must be relative and stay inside the directory (no absolute paths, no "..").
+ * (two checkpoints sharing one weights file on disk), which is simply followed. Shard names must be relative and stay inside the directory (no absolute paths, no "..").
  * Every tensor of the weight_map must exist in its shard; tensors a shard holds beyond its
  * weight_map entries are ignored, as HF loaders do.
  */

@@ -9,7 +9,6 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UserError } from '../../core/errors.js';
 import { tokensFromArgv } from '../../deployment/argv-token.js';
 import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
@@ -21,6 +20,7 @@ import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
 import type { CliIO } from '../io.js';
+import { defaultModelDir } from './default-model.js';
 
 /** `engine serve`'s flags beyond the engine's: vLLM's frontend flags plus three of the engine's own. */
 const SERVE_FLAGS: readonly FlagSpec[] = [
@@ -87,11 +87,6 @@ export function registerEngineServe(engine: Command, io: CliIO, exit: (code: num
     });
 }
 
-function defaultModelDir(io: CliIO): string | undefined {
-  const candidates = [resolve(io.cwd, 'models/tiny-swa'), fileURLToPath(new URL('../../../models/tiny-swa', import.meta.url))];
-  return candidates.find((p) => existsSync(resolve(p, 'config.json')));
-}
-
 function parseFlags(flags: string[], io: CliIO) {
   try {
     return parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: io.cwd, extraFlags: [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS] });
@@ -144,7 +139,7 @@ function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<S
 
 async function runServe(flags: string[], io: CliIO): Promise<void> {
   const { args, model: modelArg } = parseFlags(flags, io);
-  const modelDir = modelArg ? resolve(io.cwd, modelArg.value) : defaultModelDir(io);
+  const modelDir = modelArg ? resolve(io.cwd, modelArg.value) : defaultModelDir(io.cwd);
   if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
   const model = loadModel(modelDir);
   const settings = resolveEngineSettings(args, model.config, OWN);

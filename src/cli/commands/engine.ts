@@ -5,9 +5,7 @@
  * to vLLM; engine-only flags are added to that grammar. Exit 0 on success, 2 on bad input.
  */
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UserError, type SourceLocation } from '../../core/errors.js';
 import { tokensFromArgv } from '../../deployment/argv-token.js';
 import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
@@ -23,6 +21,7 @@ import { createByteTokenizer, type Tokenizer } from '../../engine/tokenizer.js';
 import type { CliIO } from '../io.js';
 import { registerEngineServe } from './engine-serve.js';
 import type { RegisterCommand } from './index.js';
+import { defaultModelDir } from './default-model.js';
 
 /** `engine generate`'s own flags, added to the vLLM grammar. */
 const GENERATE_FLAGS: readonly FlagSpec[] = [
@@ -80,15 +79,10 @@ export const registerEngine: RegisterCommand = (program: Command, io: CliIO, exi
   registerEngineServe(engine, io, exit);
 };
 
-function defaultModelDir(io: CliIO): string | undefined {
-  const candidates = [resolve(io.cwd, 'models/tiny-swa'), fileURLToPath(new URL('../../../models/tiny-swa', import.meta.url))];
-  return candidates.find((p) => existsSync(resolve(p, 'config.json')));
-}
-
 function runGenerate(flags: string[], io: CliIO): void {
   const parsed = parseFlags(flags, io);
   const args = parsed.args;
-  const modelDir = parsed.model ? resolve(io.cwd, parsed.model.value) : defaultModelDir(io);
+  const modelDir = parsed.model ? resolve(io.cwd, parsed.model.value) : defaultModelDir(io.cwd);
   if (!modelDir)
     throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
   const model = loadModel(modelDir);
