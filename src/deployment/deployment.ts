@@ -42,6 +42,17 @@ export interface ModelFacts {
     k?: number[];
     v?: number[];
   };
+  /**
+   * The checkpoint's own quantization (deployment/checkpoint-quant.ts); absent when it declares none.
+   * `activations`: how inputs of its quantized linear layers are quantized.
+   */
+  quantization?: {
+    method: string;
+    activations: 'fp8-static' | 'fp8-dynamic' | 'nvfp4' | 'weight-only' | 'unclassified';
+    /** compressed-tensors / ModelOpt-in-config.json `kv_cache_scheme` is set. */
+    hasKvCacheScheme: boolean;
+    evidence: string;
+  };
   /** Notes for the user about how facts were derived (e.g. "Mistral: missing sliding_window means 4096"). */
   notes: string[];
 }

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { checkpointKvDtype } from './checkpoint-kv-dtype.js';
+import { checkpointQuantization } from './checkpoint-quant.js';
 import { checkpointScales } from './checkpoint-scales.js';
 import type { ModelFacts } from './deployment.js';
 import { layerFactsOf } from './layer-kinds.js';
@@ -62,6 +63,10 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
   const hfQuant = existsSync(hfQuantFile) ? readJson(hfQuantFile) : undefined;
   const kv = checkpointKvDtype(config, hfQuant, { config: basename(configFile), hfQuant: HF_QUANT_CONFIG });
   notes.push(...kv.notes);
+  const quantization = checkpointQuantization(config, hfQuant, {
+    config: basename(configFile),
+    hfQuant: HF_QUANT_CONFIG,
+  });
 
   const scales = isDir ? checkpointScales(dir, layerFacts.layers.length, notes) : undefined;
   if (isDir && !scales)
@@ -75,6 +80,7 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
     ...(layerFacts.chunkSize !== undefined ? { chunkSize: layerFacts.chunkSize } : {}),
     ...(kv.dtype ? { kvDtypeFromCheckpoint: kv.dtype, kvDtypeEvidence: kv.evidence } : {}),
     ...(scales ? { scales } : {}),
+    ...(quantization ? { quantization } : {}),
     notes,
   };
 }
