@@ -13,6 +13,7 @@ import { FL007 } from './catalog/FL007-turboquant-kv-specdec-full-cudagraph.js';
 import { FL008 } from './catalog/FL008-trtllm-gen-page-size-over-128.js';
 import { FL009 } from './catalog/FL009-reasoning-structured-output-specdec.js';
 import { FL010 } from './catalog/FL010-sm12x-sinks-prefill.js';
+import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
   const sorted = [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -38,6 +39,7 @@ export const hazards: readonly Hazard[] = registry([
   FL008,
   FL009,
   FL010,
+  FL015,
 ]);
 
 /** Finds a hazard by id (case-insensitive) or alias. */
