@@ -13,6 +13,7 @@ import { FL007 } from './catalog/FL007-turboquant-kv-specdec-full-cudagraph.js';
 import { FL008 } from './catalog/FL008-trtllm-gen-page-size-over-128.js';
 import { FL009 } from './catalog/FL009-reasoning-structured-output-specdec.js';
 import { FL010 } from './catalog/FL010-sm12x-sinks-prefill.js';
+import { FL011 } from './catalog/FL011-ct-fp8kv-scale-not-propagated.js';
 import { FL013 } from './catalog/FL013-specdec-penalties-dropped.js';
 import { FL014 } from './catalog/FL014-hybrid-ngram-stale-recurrent-state.js';
 import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
@@ -41,6 +42,7 @@ export const hazards: readonly Hazard[] = registry([
   FL008,
   FL009,
   FL010,
+  FL011,
   FL013,
   FL014,
   FL015,
