@@ -8,7 +8,11 @@ import { checkRemediesWithUnknown, fire } from '../testing/remedy-check.js';
 const base: BuildOptions = {
   model: 'meta-llama/Llama-3.1-8B-Instruct',
   args: {
-    speculative_config: { method: 'eagle', model: 'yuhuili/EAGLE-LLaMA3.1-Instruct-8B', num_speculative_tokens: 3 },
+    speculative_config: {
+      method: 'eagle',
+      model: 'yuhuili/EAGLE-LLaMA3.1-Instruct-8B',
+      num_speculative_tokens: 3,
+    },
     override_generation_config: { repetition_penalty: 1.05 },
   },
 };
@@ -64,7 +68,9 @@ test('penalties from a JSON string, frequency and presence too, and any drafter 
     assert.deepEqual(unknownNames(o), ['vllm-version'], JSON.stringify(ov));
   }
   for (const method of ['ngram', 'mtp', 'suffix'])
-    assert.deepEqual(unknownNames(withSubArg(base, 'speculative_config', 'method', method)), ['vllm-version']);
+    assert.deepEqual(unknownNames(withSubArg(base, 'speculative_config', 'method', method)), [
+      'vllm-version',
+    ]);
   assert.deepEqual(unknownNames(withArgs(base, { override_generation_config: 'not json' })), [
     'sampling-penalties',
     'vllm-version',
@@ -73,5 +79,8 @@ test('penalties from a JSON string, frequency and presence too, and any drafter 
 
 test('near miss: penalties without speculative decoding do not fire', () => {
   assert.equal(fire(FL013, withArgs(base, { speculative_config: undefined })), undefined);
-  assert.equal(fire(FL013, { model: 'm', args: { override_generation_config: { frequency_penalty: 2 } } }), undefined);
+  assert.equal(
+    fire(FL013, { model: 'm', args: { override_generation_config: { frequency_penalty: 2 } } }),
+    undefined,
+  );
 });

@@ -25,8 +25,7 @@ export const FL013 = defineHazard({
     affectedVersion({
       pkg: 'vllm',
       fixedBy: 'PR #19482',
-      record:
-        'V1 ignored penalties under speculative decoding until PR #19482; which release first contains it is not established',
+      record: 'V1 speculative decoding ignored penalties until PR #19482 (opened 2025-06-11, merged)',
     }),
   ],
   locateAt: 'speculative-decoding',

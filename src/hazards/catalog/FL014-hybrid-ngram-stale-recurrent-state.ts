@@ -25,7 +25,7 @@ export const FL014 = defineHazard({
     affectedVersion({
       pkg: 'vllm',
       firstReported: '0.18.1rc1.dev0',
-      record: 'reported from the 0.18.1rc1 nightlies on; open upstream (PR #40738, PR #52942)',
+      record: 'reported from the 0.18.1rc1 nightlies on; fix PRs #40738 and #52942 are open',
     }),
   ],
   locateAt: 'draft-free-steps-proposer',
@@ -51,11 +51,13 @@ export const FL014 = defineHazard({
       url: 'https://github.com/vllm-project/vllm/pull/40738',
     },
     {
-      title: 'vllm-project/vllm PR #52942: Fix stale mamba/GDN states with ngram spec decode on hybrid models (open)',
+      title:
+        'vllm-project/vllm PR #52942: Fix stale mamba/GDN states with ngram spec decode on hybrid models (open)',
       url: 'https://github.com/vllm-project/vllm/pull/52942',
     },
     {
-      title: 'sgl-project/sglang PR #26351: commit Mamba states after NGRAM target verify (the SGLang sibling, merged)',
+      title:
+        'sgl-project/sglang PR #26351: commit Mamba states after NGRAM target verify (the SGLang sibling, merged)',
       url: 'https://github.com/sgl-project/sglang/pull/26351',
     },
   ],

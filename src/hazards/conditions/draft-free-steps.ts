@@ -28,7 +28,8 @@ export function draftFreeStepsProposer(): Condition {
       if (s.method === 'ngram')
         return {
           status: 'met',
-          detail: 'method ngram: the n-gram proposer drafts only when the context has a match, so some steps carry no drafts',
+          detail:
+            'method ngram: the n-gram proposer drafts only when the context has a match, so some steps carry no drafts',
           at: s.at,
         };
       if (DRAFTS_EVERY_STEP.has(s.method))

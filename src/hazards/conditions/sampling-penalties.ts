@@ -62,7 +62,8 @@ export function samplingPenalties(): Condition {
           detail: `--override-generation-config sets ${set.join(', ')}: the server default for every request that does not set it`,
           at: ov?.at,
         };
-      const badOverride = ov && !cfg ? `; --override-generation-config ${show(ov.value)} is not a JSON object` : '';
+      const badOverride =
+        ov && !cfg ? `; --override-generation-config ${show(ov.value)} is not a JSON object` : '';
       return {
         status: 'unknown',
         detail: `penalties are request-time sampling parameters the launch cannot show; ${defaultsSource(d)}${badOverride}`,
