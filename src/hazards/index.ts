@@ -17,6 +17,7 @@ import { FL011 } from './catalog/FL011-ct-fp8kv-scale-not-propagated.js';
 import { FL013 } from './catalog/FL013-specdec-penalties-dropped.js';
 import { FL014 } from './catalog/FL014-hybrid-ngram-stale-recurrent-state.js';
 import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
+import { FL016 } from './catalog/FL016-mla-chunked-context-merge.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
   const sorted = [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -46,6 +47,7 @@ export const hazards: readonly Hazard[] = registry([
   FL013,
   FL014,
   FL015,
+  FL016,
 ]);
 
 /** Finds a hazard by id (case-insensitive) or alias. */

@@ -60,18 +60,12 @@ test('each remedy clears FL015', () => {
 test('an unknown GPU or an SM12x Blackwell is unknown, never clean', () => {
   assert.deepEqual(notMet({ ...base, gpu: undefined }), ['gpu-blackwell', 'vllm-version']);
   assert.deepEqual(notMet({ ...base, gpu: RTX_PRO_6000 }), ['gpu-blackwell', 'vllm-version']);
-  assert.match(
-    fire(FL015, { ...base, gpu: RTX_PRO_6000 })?.conditions[0]?.detail ?? '',
-    /not established/,
-  );
+  assert.match(fire(FL015, { ...base, gpu: RTX_PRO_6000 })?.conditions[0]?.detail ?? '', /not established/);
 });
 
 test('near misses do not fire: Hopper, another backend, no speculative decoding', () => {
   assert.equal(fire(FL015, { ...base, gpu: H100 }), undefined);
   assert.equal(fire(FL015, withArgs(base, { attention_backend: 'TRITON_ATTN' })), undefined);
   assert.equal(fire(FL015, withArgs(base, { speculative_config: undefined })), undefined);
-  assert.equal(
-    fire(FL015, withSubArg(base, 'compilation_config', 'cudagraph_mode', 'NONE')),
-    undefined,
-  );
+  assert.equal(fire(FL015, withSubArg(base, 'compilation_config', 'cudagraph_mode', 'NONE')), undefined);
 });

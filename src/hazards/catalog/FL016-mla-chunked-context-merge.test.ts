@@ -1,0 +1,120 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { FL016 } from './FL016-mla-chunked-context-merge.js';
+import {
+  B200,
+  H100,
+  denseFacts,
+  withArgs,
+  withSubArg,
+  type BuildOptions,
+} from '../testing/deployment-builder.js';
+import { fire, type Edit } from '../testing/remedy-check.js';
+import type { LayerKind, ModelFacts } from '../../deployment/deployment.js';
+
+const deepseek: ModelFacts = {
+  source: 'config.json',
+  modelType: 'deepseek_v3',
+  layers: Array<LayerKind>(61).fill('full'),
+  notes: [],
+};
+const mla = { model: 'deepseek-ai/DeepSeek-R1', gpu: B200, modelFacts: deepseek };
+
+/** One launch per reported path; chunked prefill and prefix caching at their defaults (on). */
+const cutlass: BuildOptions = { ...mla, args: { attention_backend: 'CUTLASS_MLA' } };
+const faPrefill: BuildOptions = { ...mla, args: { attention_config: { mla_prefill_backend: 'FLASH_ATTN' } } };
+const widePcp: BuildOptions = {
+  ...mla,
+  args: { attention_config: { mla_prefill_backend: 'FLASHINFER' }, prefill_context_parallel_size: 2 },
+};
+
+function notMet(o: BuildOptions): string[] {
+  const f = fire(FL016, o);
+  assert.ok(f, 'FL016 should fire');
+  return f.conditions.filter((c) => c.status !== 'met').map((c) => c.name);
+}
+
+test('each reported path fires, possibly: only the vLLM build (known by PR) is left to settle', () => {
+  for (const [name, o, line] of [
+    ['CUTLASS_MLA', cutlass, 2],
+    ['FLASH_ATTN prefill', faPrefill, 2],
+    ['-pcp 2', widePcp, 3],
+  ] as const) {
+    const f = fire(FL016, o);
+    assert.ok(f, name);
+    assert.equal(f.possibly, true, name);
+    assert.deepEqual(notMet(o), ['vllm-version'], name);
+    assert.equal(f.location.line, line, `${name}: points at the flag that picks the path`);
+  }
+  assert.deepEqual(notMet({ ...faPrefill, versions: { vllm: '0.26.0' } }), ['vllm-version']);
+});
+
+test('each remedy clears the paths it names', () => {
+  const remedies: Record<string, [Edit, BuildOptions[]]> = {
+    '--no-enable-chunked-prefill --no-enable-prefix-caching': [
+      (o) => withArgs(o, { enable_chunked_prefill: false, enable_prefix_caching: false }),
+      [cutlass, faPrefill, widePcp],
+    ],
+    'attention_config.mla_prefill_backend=FLASHINFER': [
+      (o) => withSubArg(o, 'attention_config', 'mla_prefill_backend', 'FLASHINFER'),
+      [faPrefill],
+    ],
+    'drop --prefill-context-parallel-size (-pcp 1)': [
+      (o) => withArgs(o, { prefill_context_parallel_size: undefined }),
+      [widePcp],
+    ],
+  };
+  assert.deepEqual(Object.keys(remedies).sort(), FL016.remedies.map((r) => r.change).sort());
+  for (const [change, [edit, bases]] of Object.entries(remedies))
+    for (const b of bases) assert.equal(fire(FL016, edit(b)), undefined, `${change} should clear it`);
+  assert.equal(
+    fire(FL016, withArgs(widePcp, { prefill_context_parallel_size: 1 })),
+    undefined,
+    '-pcp 1 is the same as dropping it',
+  );
+});
+
+test('its non-remedy leaves it standing: larger prefill chunks only reduced the error', () => {
+  assert.deepEqual(
+    FL016.nonRemedies.map((r) => r.change),
+    ['a larger --max-num-batched-tokens (larger prefill chunks)'],
+  );
+  assert.ok(fire(FL016, withArgs(cutlass, { max_num_batched_tokens: 65536 })));
+  assert.ok(
+    fire(FL016, withArgs(cutlass, { enable_chunked_prefill: false })),
+    'prefix-cache hits are still context',
+  );
+});
+
+test('what the launch cannot show is unknown, never clean', () => {
+  assert.deepEqual(notMet({ ...cutlass, modelFacts: undefined }), ['mla-model', 'vllm-version']);
+  assert.match(
+    fire(FL016, { ...cutlass, modelFacts: undefined })?.conditions[0]?.detail ?? '',
+    /suggests an MLA model/,
+  );
+  // No prefill backend chosen: the record does not say which one vLLM picks.
+  assert.deepEqual(notMet({ ...mla, args: {} }), ['affected-mla-prefill-path', 'vllm-version']);
+  // Another GPU with no attention backend: the MLA backend vLLM picks there is not in the record.
+  assert.deepEqual(
+    notMet(withSubArg({ ...faPrefill, gpu: H100 }, 'attention_config', 'mla_prefill_backend', 'FLASHINFER')),
+    ['affected-mla-prefill-path', 'vllm-version'],
+  );
+});
+
+test('near misses do not fire: a non-MLA model, unaffected backends, no cached context', () => {
+  assert.equal(fire(FL016, { ...cutlass, modelFacts: denseFacts() }), undefined);
+  assert.equal(
+    fire(FL016, {
+      ...mla,
+      args: {
+        attention_backend: 'FLASHINFER_MLA',
+        attention_config: { mla_prefill_backend: 'TRTLLM_RAGGED' },
+      },
+    }),
+    undefined,
+  );
+  assert.equal(
+    fire(FL016, withArgs(faPrefill, { enable_chunked_prefill: false, enable_prefix_caching: false })),
+    undefined,
+  );
+});
