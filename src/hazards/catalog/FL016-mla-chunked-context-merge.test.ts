@@ -118,3 +118,12 @@ test('near misses do not fire: a non-MLA model, unaffected backends, no cached c
     undefined,
   );
 });
+
+test('an unreadable chunked-prefill flag is unknown, naming the flag', () => {
+  const f = fire(FL016, withArgs(cutlass, { enable_chunked_prefill: 'maybe' }));
+  assert.equal(f?.possibly, true);
+  assert.match(
+    f?.conditions.find((c) => c.name === 'prefill-with-context')?.detail ?? '',
+    /--enable-chunked-prefill maybe is not a boolean/,
+  );
+});

@@ -74,8 +74,11 @@ export function mlaPrefillContext(): Condition {
       const chunkedOn = chunked ? asBool(chunked.value) : true;
       const prefixOn = prefix ? asBool(prefix.value) : true;
       if (chunkedOn === undefined || prefixOn === undefined) {
-        const bad = chunkedOn === undefined ? chunked : prefix;
-        return { status: 'unknown', detail: `${show(bad?.value)} is not a boolean`, at: bad?.at };
+        const [flag, bad] =
+          chunkedOn === undefined
+            ? ['--enable-chunked-prefill', chunked]
+            : ['--enable-prefix-caching', prefix];
+        return { status: 'unknown', detail: `${flag} ${show(bad?.value)} is not a boolean`, at: bad?.at };
       }
       if (!chunkedOn && !prefixOn)
         return {
