@@ -14,6 +14,7 @@ import { FL008 } from './catalog/FL008-trtllm-gen-page-size-over-128.js';
 import { FL009 } from './catalog/FL009-reasoning-structured-output-specdec.js';
 import { FL010 } from './catalog/FL010-sm12x-sinks-prefill.js';
 import { FL011 } from './catalog/FL011-ct-fp8kv-scale-not-propagated.js';
+import { FL012 } from './catalog/FL012-ar-rmsnorm-quant-fusion.js';
 import { FL013 } from './catalog/FL013-specdec-penalties-dropped.js';
 import { FL014 } from './catalog/FL014-hybrid-ngram-stale-recurrent-state.js';
 import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
@@ -44,6 +45,7 @@ export const hazards: readonly Hazard[] = registry([
   FL009,
   FL010,
   FL011,
+  FL012,
   FL013,
   FL014,
   FL015,
