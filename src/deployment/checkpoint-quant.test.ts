@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { checkpointQuantization } from './checkpoint-quant.js';
+import { readModelFacts } from './model-config.js';
 
 const files = { config: 'config.json', hfQuant: 'hf_quant_config.json' };
 const ctGroup = (inputActivations: unknown) => ({
@@ -68,4 +72,30 @@ test('no quantization declared → undefined; other methods are unclassified', (
     checkpointQuantization({ quantization_config: { quant_method: 'mxfp4' } }, undefined, files)?.activations,
     'unclassified',
   );
+});
+
+test('readModelFacts carries the quantization of a config.json (compressed-tensors, FP8 KV scheme)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-quant-'));
+  try {
+    const file = join(dir, 'config.json');
+    const kv = { num_bits: 8, type: 'float', strategy: 'tensor', dynamic: false, symmetric: true };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        model_type: 'llama',
+        num_hidden_layers: 2,
+        quantization_config: {
+          ...ctGroup({ num_bits: 8, type: 'float', dynamic: false }).quantization_config,
+          kv_cache_scheme: kv,
+        },
+      }),
+    );
+    const facts = readModelFacts(file);
+    assert.equal(facts.quantization?.method, 'compressed-tensors');
+    assert.equal(facts.quantization?.activations, 'fp8-static');
+    assert.equal(facts.quantization?.hasKvCacheScheme, true);
+    assert.equal(facts.kvDtypeFromCheckpoint, 'fp8_e4m3');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
