@@ -33,8 +33,10 @@ test('EAGLE + a penalty default from --override-generation-config: every launch 
   assert.match(f.conditions[1].detail, /repetition_penalty=1\.05/);
 });
 
-test('a given vLLM version stays possibly affected: PR #19482 is not placed in a release', () => {
-  const f = fire(FL013, { ...base, versions: { vllm: '0.28.0' } });
+test('vLLM 0.23.1 and later contain the fix (cut after PR #19482 and PR #30495 merged); earlier versions stay possibly affected', () => {
+  assert.equal(fire(FL013, { ...base, versions: { vllm: '0.28.0' } }), undefined);
+  assert.equal(fire(FL013, { ...base, versions: { vllm: '0.23.1' } }), undefined);
+  const f = fire(FL013, { ...base, versions: { vllm: '0.12.0' } });
   assert.equal(f?.possibly, true);
   assert.match(f.conditions[2].detail, /PR #19482/);
 });

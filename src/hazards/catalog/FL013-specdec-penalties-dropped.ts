@@ -16,7 +16,7 @@ export const FL013 = defineHazard({
     'added logits processors to the rejection sampler (“previously, these parameters were silently ignored”); PR #30495 ' +
     '(merged Dec 2025) then added penalties and bad_words for async scheduling combined with speculative decoding.',
   affected: {
-    vllm: 'V1 engine until PR #19482 (opened 2025-06-11, merged); async scheduling + spec + penalties from PR #30495 (Dec 2025); first fixed release not established',
+    vllm: 'V1 engine until PR #19482 (opened 2025-06-11, merged after 2025-10-04); async scheduling + spec + penalties from PR #30495 (Dec 2025); first fixed release not established, 0.23.1 (mid-2026) contains both',
   },
   confidence: 'confirmed',
   conditions: [
@@ -25,6 +25,10 @@ export const FL013 = defineHazard({
     affectedVersion({
       pkg: 'vllm',
       fixedBy: 'PR #19482',
+      containsFixFrom: {
+        version: '0.23.1',
+        why: 'PR #19482 merged after its review of 2025-10-04 and PR #30495 in Dec 2025, while 0.23.1 release candidates were nightlies of 2026-07 (vllm#47847)',
+      },
       record: 'V1 speculative decoding ignored penalties until PR #19482 (opened 2025-06-11, merged)',
     }),
   ],

@@ -3,6 +3,8 @@
  * bounds say exactly what is known:
  * - `fixed`: first release containing the fix → at or above it the hazard does not apply;
  * - `fixedBy`: a fix was merged (e.g. "PR #3849") but its first release is not established;
+ * - `containsFixFrom`: a release known to contain that fix because it was cut after the fix merged (not
+ *   necessarily the first): at or above it the hazard does not apply, below it stays "not established";
  * - `introduced`: first release with the defect → below it the hazard does not apply;
  * - `firstReported` / `lastReported`: the release range people reported; outside it "not established".
  * An unknown version is "unknown" when a fix exists (an upgrade may have cleared it) and "met" when
@@ -19,6 +21,8 @@ export interface VersionBounds {
   lastReported?: string;
   fixed?: string;
   fixedBy?: string;
+  /** A release cut after the `fixedBy` fix merged, with the dates that show it: { version, why }. */
+  containsFixFrom?: { version: string; why: string };
   /** The record names the affected builds only by pull request: no release number can be placed. */
   onlyByPullRequest?: boolean;
   /** What the record says, one clause: "reported on 0.6.14; open upstream". */
@@ -60,6 +64,8 @@ export function affectedVersion(b: VersionBounds): Condition {
           detail: `${name} version "${ver}" is not a version faultline can compare`,
           at: v.at,
         };
+      if (b.containsFixFrom && compareVersions(ver, b.containsFixFrom.version) >= 0)
+        return { status: 'not-met', detail: `${name} ${ver} contains ${b.fixedBy ?? 'the fix'}: ${b.containsFixFrom.why}`, at: v.at };
       if (b.fixed && compareVersions(ver, b.fixed) >= 0)
         return { status: 'not-met', detail: `${name} ${ver} contains the fix (${b.fixed})`, at: v.at };
       if (b.introduced && compareVersions(ver, b.introduced) < 0)
