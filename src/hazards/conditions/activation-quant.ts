@@ -8,6 +8,7 @@
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, show } from './args.js';
+import { noModelFacts } from './no-model-facts.js';
 
 export function staticFp8OrNvfp4Activations(): Condition {
   return {
@@ -16,12 +17,7 @@ export function staticFp8OrNvfp4Activations(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f)
-        return {
-          status: 'unknown',
-          detail:
-            'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so its quantization is unknown',
-          at: d.model?.at,
-        };
+        return noModelFacts(d, 'its quantization');
       const q = f.quantization;
       if (!q) {
         const online = arg(d, 'quantization');

@@ -8,9 +8,8 @@
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asString } from './args.js';
+import { noModelFacts } from './no-model-facts.js';
 
-const noFacts =
-  'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so its quantization is unknown';
 
 export function compressedTensorsFp8KvScheme(): Condition {
   return {
@@ -19,7 +18,7 @@ export function compressedTensorsFp8KvScheme(): Condition {
       'the checkpoint is compressed-tensors with an FP8 kv_cache_scheme, and the KV cache is FP8 (auto or an fp8 --kv-cache-dtype)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f) return { status: 'unknown', detail: noFacts, at: d.model?.at };
+      if (!f) return noModelFacts(d, 'its quantization');
       const q = f.quantization;
       if (!q)
         return { status: 'not-met', detail: 'the checkpoint declares no quantization', at: d.model?.at };

@@ -6,6 +6,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
+import { noModelFacts } from './no-model-facts.js';
 
 const FAMILIES = ['gemma', 'qwen3_5', 'qwen3_6'];
 
@@ -17,12 +18,7 @@ export function gemmaStyleRmsNorm(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f)
-        return {
-          status: 'unknown',
-          detail:
-            'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so the model family is unknown',
-          at: d.model?.at,
-        };
+        return noModelFacts(d, 'the model family');
       const t = f.modelType;
       if (!t)
         return {

@@ -8,6 +8,7 @@
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asBool, asString, show } from './args.js';
+import { noModelFacts } from './no-model-facts.js';
 
 export function hybridRecurrentModel(): Condition {
   return {
@@ -17,12 +18,7 @@ export function hybridRecurrentModel(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f)
-        return {
-          status: 'unknown',
-          detail:
-            'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so whether it has GDN/Mamba layers is unknown',
-          at: d.model?.at,
-        };
+        return noModelFacts(d, 'whether it has GDN/Mamba layers');
       const linear = f.layers.filter((k) => k === 'linear').length;
       const type = f.modelType ? `model_type ${f.modelType}, ` : '';
       if (linear === 0)

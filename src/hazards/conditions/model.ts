@@ -7,9 +7,8 @@
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asBool, asInt, show } from './args.js';
+import { noModelFacts } from './no-model-facts.js';
 
-const noFacts =
-  'no model config given (pass --model-config PATH to the config.json or checkpoint directory), so the layer types are unknown';
 
 export function slidingWindowLayers(): Condition {
   return {
@@ -26,7 +25,7 @@ export function slidingWindowLayers(): Condition {
           at: dsw.at,
         };
       }
-      if (!f) return { status: 'unknown', detail: noFacts, at: d.model?.at };
+      if (!f) return noModelFacts(d, 'the layer types');
       const sliding = f.layers.filter((k) => k === 'sliding').length;
       if (sliding > 0)
         return {
@@ -97,11 +96,7 @@ export function attentionSinks(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f)
-        return {
-          status: 'unknown',
-          detail: noFacts.replace('the layer types are', 'whether it has attention sinks is'),
-          at: d.model?.at,
-        };
+        return noModelFacts(d, 'whether it has attention sinks');
       return f.modelType?.startsWith('gpt_oss')
         ? {
             status: 'met',
