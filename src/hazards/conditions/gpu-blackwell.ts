@@ -6,7 +6,7 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { gpuLabel, inFamily } from './gpu.js';
+import { gpuLabel, inFamily, NO_GPU } from './gpu.js';
 
 export function blackwellGpu(opts: { reportedOn: string }): Condition {
   return {
@@ -14,11 +14,7 @@ export function blackwellGpu(opts: { reportedOn: string }): Condition {
     description: `the GPU is a Blackwell datacenter part (SM100 family; reported on ${opts.reportedOn})`,
     check(d: Deployment): ConditionResult {
       const g = d.gpu;
-      if (!g)
-        return {
-          status: 'unknown',
-          detail: 'no GPU given (pass --gpu, or a manifest nodeSelector with nvidia.com/gpu.product)',
-        };
+      if (!g) return NO_GPU;
       const label = gpuLabel(d) as string;
       if (inFamily(g.value.sm, 100))
         return {

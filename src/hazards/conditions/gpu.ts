@@ -19,6 +19,12 @@ export function inFamily(sm: number, family: GpuFamily): boolean {
   return Math.floor(sm / 10) === family / 10;
 }
 
+/** What a GPU condition answers when no GPU is known, with the options that give one. */
+export const NO_GPU: ConditionResult = {
+  status: 'unknown',
+  detail: 'no GPU given (pass --gpu, or a manifest nodeSelector with nvidia.com/gpu.product)',
+};
+
 export function gpuLabel(d: Deployment): string | undefined {
   const g = d.gpu?.value;
   if (!g) return undefined;
@@ -32,11 +38,7 @@ export function gpuFamily(family: GpuFamily): Condition {
     description: `the GPU is ${familyNames[family]}`,
     check(d): ConditionResult {
       const g = d.gpu;
-      if (!g)
-        return {
-          status: 'unknown',
-          detail: 'no GPU given (pass --gpu, or a manifest nodeSelector with nvidia.com/gpu.product)',
-        };
+      if (!g) return NO_GPU;
       const label = gpuLabel(d) as string;
       return inFamily(g.value.sm, family)
         ? { status: 'met', detail: `${label} is in the ${familyNames[family]}`, at: g.at }
