@@ -8,6 +8,7 @@ import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Log, ReportingDescriptor, Result } from 'sarif';
 import { VERSION } from '../../core/version.js';
+import { changeText } from '../change.js';
 import { hazardDocsUrl, renderHazardMarkdown } from '../docs.js';
 import type { Finding } from '../finding.js';
 import type { Hazard } from '../hazard.js';
@@ -24,11 +25,15 @@ function rule(h: Hazard, env: NodeJS.ProcessEnv): ReportingDescriptor {
     fullDescription: { text: h.mechanism },
     helpUri: hazardDocsUrl(h, env),
     help: {
-      text: h.remedies.map((r) => `${r.change}: ${r.why}`).join('\n'),
+      text: h.remedies.map((r) => `${changeText(r)} [${r.id}]: ${r.why}`).join('\n'),
       markdown: renderHazardMarkdown(h),
     },
     defaultConfiguration: { level: h.severity },
-    properties: { tags: ['correctness', 'silent-corruption'], confidence: h.confidence },
+    properties: {
+      tags: ['correctness', 'silent-corruption'],
+      confidence: h.confidence,
+      engines: [...h.engines],
+    },
   };
 }
 
