@@ -62,7 +62,9 @@ function exampleSection(h: Hazard): string[] {
 function changeLine(r: Remedy | NonRemedy): string {
   const inferred = 'inferred' in r && r.inferred ? ' *(inferred, not a reported workaround)*' : '';
   const avoids =
-    'avoidsBy' in r && r.avoidsBy ? ` (lint stops reporting it only because \`${r.avoidsBy}\` no longer holds)` : '';
+    'avoidsBy' in r && r.avoidsBy
+      ? ` (lint stops reporting it only because \`${r.avoidsBy}\` no longer holds)`
+      : '';
   return `- **${changeText(r)}** (\`${r.id}\`) — ${r.why}${inferred}${avoids}`;
 }
 

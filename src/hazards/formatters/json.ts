@@ -8,6 +8,7 @@ import type { Deployment } from '../../deployment/deployment.js';
 import { changeText, type LaunchChange } from '../change.js';
 import type { Finding } from '../finding.js';
 import type { NonRemedy, Remedy } from '../hazard.js';
+import type { Suggestion } from '../suggest/suggest.js';
 import { summarizeDeployment, type DeploymentSummary } from './summary.js';
 
 /** A remedy or non-remedy: `change` in words (as before), `edit` the structured change. */
@@ -36,17 +37,55 @@ export interface JsonFinding {
   references: { title: string; url: string }[];
 }
 
+type JsonLocation = { file: string; line: number; column: number };
+
+/** `lint --suggest`: a launch with one remedy applied, where it goes, and what else it needs. */
+export interface JsonSuggestion {
+  hazardId: string;
+  remedyId: string;
+  change: string;
+  possibly: boolean;
+  form: Suggestion['form'];
+  location: JsonLocation;
+  replaces?: Suggestion['replaces'];
+  text: string;
+  env: { set: Record<string, string>; unset: { name: string; location?: JsonLocation }[] };
+  instructions: { message: string; location?: JsonLocation }[];
+}
+
 export interface JsonReport {
   findings: JsonFinding[];
   deployments: DeploymentSummary[];
+  /** With --suggest only. */
+  suggestions?: JsonSuggestion[];
   /** Remarks about whole input files (e.g. one that holds no vLLM launch); absent when there are none. */
   notes?: { message: string; location?: { file: string; line: number; column: number } }[];
+}
+
+function jsonSuggestion(s: Suggestion): JsonSuggestion {
+  const { file, line, column } = s.location;
+  return {
+    hazardId: s.hazardId,
+    remedyId: s.remedyId,
+    change: s.change,
+    possibly: s.possibly,
+    form: s.form,
+    location: { file, line, column },
+    ...(s.replaces ? { replaces: s.replaces } : {}),
+    text: s.text,
+    env: {
+      set: s.env.set,
+      unset: s.env.unset.map((u) => ({ name: u.value, ...(u.at ? { location: u.at } : {}) })),
+    },
+    instructions: s.instructions.map((i) => ({ message: i.value, ...(i.at ? { location: i.at } : {}) })),
+  };
 }
 
 export function toJsonReport(
   findings: Finding[],
   deployments: Deployment[],
   fileNotes: Located<string>[] = [],
+  suggestions?: Suggestion[],
 ): JsonReport {
   return {
     ...(fileNotes.length ? { notes: fileNotes.map((n) => ({ message: n.value, location: n.at })) } : {}),
@@ -65,6 +104,7 @@ export function toJsonReport(
       references: f.hazard.references.map((r) => ({ title: r.title, url: r.url })),
     })),
     deployments: deployments.map(summarizeDeployment),
+    ...(suggestions ? { suggestions: suggestions.map(jsonSuggestion) } : {}),
   };
 }
 
@@ -83,6 +123,7 @@ export function formatJson(
   findings: Finding[],
   deployments: Deployment[],
   fileNotes: Located<string>[] = [],
+  suggestions?: Suggestion[],
 ): string {
-  return JSON.stringify(toJsonReport(findings, deployments, fileNotes), null, 2) + '\n';
+  return JSON.stringify(toJsonReport(findings, deployments, fileNotes, suggestions), null, 2) + '\n';
 }

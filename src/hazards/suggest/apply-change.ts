@@ -20,6 +20,8 @@ export interface AppliedChange {
   env: { set: Record<string, string>; unset: Located<string>[] };
   /** Parts of the change the argv cannot carry, said in words at the place to edit. */
   instructions: Located<string>[];
+  /** The first index of the original argv the change dropped or inserted before (its length: only appended). */
+  firstTouched: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -65,6 +67,7 @@ class ArgvEditor {
   constructor(tokens: readonly ArgToken[]) {
     this.words = [...tokens];
     this.groups = segmentArgv(tokens).groups;
+    this.firstTouched = tokens.length;
   }
 
   groupsOf(dest: string): ArgGroup[] {
@@ -75,10 +78,16 @@ class ArgvEditor {
     return this.index.lookup(longOptionOf(dest))?.spec;
   }
 
+  /** The first original index changed so far (the argv's length when words were only appended). */
+  firstTouched: number;
+
   /** Drops every group of `dest`; returns where the first one was, for a replacement. */
   drop(dest: string): { at?: number; option?: string } {
     const gs = this.groupsOf(dest);
-    for (const g of gs) for (let k = g.start; k < g.end; k++) this.words[k] = undefined;
+    for (const g of gs) {
+      this.firstTouched = Math.min(this.firstTouched, g.start);
+      for (let k = g.start; k < g.end; k++) this.words[k] = undefined;
+    }
     const plain = gs.find((g) => g.path === undefined);
     return { at: gs[0]?.start, option: plain?.option };
   }
@@ -145,5 +154,5 @@ export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: 
   }
   if (change.versions) instructions.push({ value: `run ${describeChange({ versions: change.versions })}` });
   if (change.model) instructions.push({ value: describeChange({ model: change.model }) });
-  return { tokens: editor.result(), env, instructions };
+  return { tokens: editor.result(), env, instructions, firstTouched: editor.firstTouched };
 }
