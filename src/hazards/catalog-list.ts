@@ -60,7 +60,10 @@ function boundsText(b: Omit<VersionBounds, 'pkg'> | undefined): string {
   if (b.introduced) parts.push(`≥ ${b.introduced}`);
   if (b.fixed) parts.push(`< ${b.fixed}`);
   else if (b.containsFixFrom) parts.push(`< ${b.containsFixFrom.version} (fix ${b.fixedBy ?? 'merged'})`);
-  else if (b.fixedBy) parts.push(`fixed by ${b.fixedBy.split(' (')[0]}, release unknown`);
+  else if (b.fixedBy)
+    parts.push(
+      `${/^PR #\d+/.exec(b.fixedBy)?.[0] ? `fixed by ${/^PR #\d+/.exec(b.fixedBy)?.[0]}` : 'fixed'}, release unknown`,
+    );
   else if (b.onlyByPullRequest) parts.push('by pull request only');
   else parts.push('no fix');
   if (b.firstReported && !b.introduced) parts.unshift(`reported from ${b.firstReported}`);
