@@ -13,7 +13,7 @@
  */
 import { trtllmGenSwaSpecdec } from '../src/engine/attention/fault-models.js';
 import { createFlashinferBackend } from '../src/engine/attention/flashinfer.js';
-import { createReferenceBackend, type AttentionKernelChoice } from '../src/engine/attention/reference.js';
+import { createReferenceBackend, type AttentionKernelChoice } from '../src/engine/attention/reference-backend.js';
 import type { AttentionBackend } from '../src/engine/attention/backend.js';
 import type { ModelConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
@@ -22,7 +22,7 @@ import { loadModel } from '../src/engine/load-model.js';
 import { randomModel, tinyConfig } from '../src/engine/testing/random-init.js';
 import { argmax, GREEDY } from '../src/engine/sampling.js';
 import { Scheduler } from '../src/engine/scheduler.js';
-import { specConfig } from '../src/engine/spec/config.js';
+import { specConfig } from '../src/engine/speculative/config.js';
 import { numberArg } from './args.js';
 
 const argOf = numberArg;

@@ -11,7 +11,7 @@
  *  2. Memory: 1,000 short requests (streamed, non-streamed, and some cancelled mid-stream), 8 at a
  *     time; heap after a forced GC every 250 requests. Growth after the first 250 should be ~0.
  *
- * The engine runs on two threads where the machine has two cores (src/engine/thread-split.ts); the
+ * The engine runs on two threads where the machine has two cores (src/engine/sharded-engine.ts); the
  * worker thread is started and ready before anything is measured.
  *
  *   npm run bench:server [-- --tokens 64 --requests 32 --rounds 3]
@@ -40,7 +40,7 @@ const built = buildServer({
   spec: null,
   maxNumSeqs: 16,
 });
-const threads = (await built.engine.startThreads()) ? 2 : 1; // the worker thread is ready before anything is measured
+const threads = (await built.sharded?.start()) ? 2 : 1; // the worker thread is ready before anything is measured
 const server = await listen(built.app, '127.0.0.1', 0);
 const words = ['The whale', 'It was', 'Congress', 'The ship', 'In the year', 'Upon the deck', 'Our country', 'The sea'];
 
@@ -144,8 +144,6 @@ console.log(
   `engine alone (same engine, no HTTP): 1 sequence ${alone.one.toFixed(0)} tok/s, 16 sequences ${alone.many.toFixed(0)} tok/s → ${ceiling.toFixed(2)}×: ` +
     `what batching itself gains on this machine (the server's ${ratio.toFixed(2)}× adds HTTP and scheduling, the same per token at both levels)`,
 );
-const pre = built.engine.prefetchCounters();
-console.log(`engine threads ${threads}: worker steps prefetched while this thread served clients: ${pre.used} used, ${pre.dropped} dropped`);
 console.log(`16-stream aggregate throughput ≥ 4× one stream: ${ratio >= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}×)`);
 
 // ---- memory over many requests ---------------------------------------------------------------
@@ -175,7 +173,7 @@ gc?.();
 const end = process.memoryUsage();
 console.log(`memory over ${MEMORY_REQUESTS} requests (8 concurrent; streamed, non-streamed, cancelled):`);
 for (const m of marks) console.log(`  after ${String(m.after).padStart(5)}: heap ${mb(m.heap)} MiB, rss ${mb(m.rss)} MiB`);
-const perThread = built.engine.sequencesPerThread();
+const perThread = built.sharded?.counts() ?? { here: 0, worker: 0 };
 console.log(
   `  idle at end: heap ${mb(end.heapUsed)} MiB, rss ${mb(end.rss)} MiB (both threads); sequences left in the scheduler: ${built.runner.scheduler.numRunning + built.runner.scheduler.numWaiting}, in the engine: ${perThread.here} here, ${perThread.worker} in the worker thread`,
 );
