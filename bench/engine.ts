@@ -17,7 +17,7 @@
  *   engine vs onnxruntime-node: 1 stream R1×, 16 streams R16× (load L)
  * R = onnxruntime's ms per step / the engine's (default kernel path): above 1 the engine is faster.
  *
- *   npm run bench:engine [-- --rounds 7 --steps 40 --context 200]
+ *   npm run bench:engine [-- --rounds 7 --steps 40 --context 200 --all-paths]
  */
 import { loadavg } from 'node:os';
 import { createReferenceBackend } from '../src/engine/attention/reference-backend.js';
@@ -70,7 +70,8 @@ function argmaxOf(x: Float32Array): number {
 }
 
 const ort = await ortDecode(model);
-const paths = availableKernels();
+// 'js' (float64, ~10× slower) only with --all-paths: its rounds would take most of the run
+const paths = availableKernels().filter((p) => p !== 'js' || process.argv.includes('--all-paths'));
 console.log(`engine bench: models/tiny-swa decode step at context ${CONTEXT}, ${ROUNDS} rounds × ${STEPS} steps, one thread; kernel paths: ${paths.join(', ')} (default ${paths[0]})`);
 const ratios: Record<number, number> = {};
 for (const B of [1, 16]) {

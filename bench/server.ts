@@ -17,6 +17,7 @@
  *   npm run bench:server [-- --tokens 64 --requests 32 --rounds 3]
  * Stops by itself (bounded request counts); a few minutes on a 2-core machine.
  */
+import { loadavg } from 'node:os';
 import { presetSettings } from '../src/engine/emulate.js';
 import { argmax } from '../src/engine/sampling.js';
 import { loadModel } from '../src/engine/load-model.js';
@@ -138,6 +139,9 @@ for (const [k, r] of results.entries())
     `${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / results[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0).padEnd(9)}   ${rounds[k].map((x) => x.tps.toFixed(0)).join(' ')}`,
   );
 const ratio = results[1].tps / results[0].tps;
+// the committed figures of this bench (src/server/README.md, three single-round runs at load 2–2.5): the
+// anchor for "not slower"; under a different load, compare a run of the previous commit in the same session
+console.log(`committed results (src/server/README.md, load 2–2.5): 1 stream 707–904 tok/s, 16 streams 1867–1950 tok/s; this run ${results[0].tps.toFixed(0)} / ${results[1].tps.toFixed(0)} at load ${loadavg()[0].toFixed(1)}`);
 const alone = { one: engineAlone(1, TOKENS), many: engineAlone(16, TOKENS) };
 const ceiling = alone.many / alone.one;
 console.log(
