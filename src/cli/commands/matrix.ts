@@ -27,6 +27,7 @@ import { ATTRIBUTION_FILE } from '../../report/inputs/matrix-run.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { LateWrites, prepareOutputDir, prepareOutputFile } from '../output-paths.js';
 import { createProgress } from '../progress.js';
 import { describeDryRun, dryRunJson } from './matrix-dry-run.js';
 import type { RegisterCommand } from './index.js';
@@ -103,6 +104,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       const planFile = resolve(io.cwd, planPath);
       const plan = loadPlanFile(planFile);
       const slots = parallelOf(opts.parallel, plan);
+      const htmlPath = opts.html !== undefined && !opts.dryRun ? prepareOutputFile('--html', io.cwd, opts.html) : undefined;
       parseProbeOptions(plan.probe, planPath); // a typo in probe: fails here, before any server starts
 
       if (opts.dryRun) {
@@ -122,7 +124,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
         journal = r.journal;
         resumed = r.records;
       } else {
-        runDir = opts.out ? resolve(io.cwd, opts.out) : defaultRunDir(io.cwd);
+        runDir = opts.out ? prepareOutputDir('--out', io.cwd, opts.out) : defaultRunDir(io.cwd);
         journal = Journal.create(runDir, {
           type: 'run',
           version: 1,
@@ -180,16 +182,22 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
             ` (${report.launches.thisRun} this run) vs exhaustive ${report.launches.exhaustive}`,
         );
         const attributionJson = formatAttributionJson(report);
-        // Kept in the run directory so `faultline report RUN_DIR` needs neither a replay nor the plan.
-        writeFileSync(join(runDir, ATTRIBUTION_FILE), attributionJson);
         io.out(opts.format === 'json' ? attributionJson : formatAttributionText(report));
-        if (opts.html)
-          await writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
-            html: resolve(io.cwd, opts.html),
-            command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html]),
-            cwd: io.cwd,
-          });
-        exit(report.verdict === 'corruption-found' ? EXIT.corrupt : report.verdict === 'clean' ? EXIT.clean : EXIT.inconclusive);
+        const code = report.verdict === 'corruption-found' ? EXIT.corrupt : report.verdict === 'clean' ? EXIT.clean : EXIT.inconclusive;
+        const late = new LateWrites(io);
+        // Kept in the run directory so `faultline report RUN_DIR` needs neither a replay nor the plan.
+        const attributionPath = join(runDir, ATTRIBUTION_FILE);
+        await late.attempt('the attribution', attributionPath, () => writeFileSync(attributionPath, attributionJson));
+        if (htmlPath)
+          await late.attempt('--html', opts.html!, () =>
+            writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
+              html: htmlPath,
+              command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html!]),
+              cwd: io.cwd,
+            }),
+          );
+        late.report(code);
+        exit(code);
       } catch (e) {
         if (!(e instanceof RunInterrupted)) throw e;
         progress.done(`interrupted; every server of the run is stopped. Continue with: faultline matrix ${planPath} --resume ${runDir}`);

@@ -12,11 +12,12 @@ import { readModelFacts } from '../../deployment/model-config.js';
 import { formatText, summaryJson } from '../../probe/format.js';
 import { recordGolden } from '../../probe/record.js';
 import { loadRecording, saveRecording } from '../../probe/recording.js';
-import { runProbe, type ProbeConfig } from '../../probe/run.js';
+import { runProbe, type ProbeConfig, type ProbeReport } from '../../probe/run.js';
 import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { LateWrites, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
 
 interface ProbeOptions {
@@ -173,6 +174,7 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
           });
       }
       const requests = int('--requests', opts.requests, 1, 100_000);
+      const outputs = prepareOutputs(opts, io.cwd);
       const maxTokens = int('--max-tokens', opts.maxTokens, 1, 1_000_000);
       const golden = opts.golden
         ? { path: opts.golden, recording: loadRecording(resolve(io.cwd, opts.golden)) }
@@ -221,8 +223,16 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
 
       if (!config.reference && !golden) {
         const rec = await recordGolden(config);
-        saveRecording(resolve(io.cwd, opts.saveGolden!), rec.recording);
         const ok = rec.recording.exchanges.length - rec.failed;
+        try {
+          saveRecording(outputs.saveGolden!, rec.recording);
+        } catch (e) {
+          // Recording mode produces nothing but the file: losing it is a failure, not a verdict.
+          throw new UserError(
+            `recorded ${ok} exchanges from ${config.target.url} but could not write ${outputs.saveGolden}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            { code: 'E_OUTPUT_PATH', hint: 'pass --save-golden a path you can write' },
+          );
+        }
         io.out(
           opts.format === 'json'
             ? JSON.stringify(
@@ -238,31 +248,47 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
 
       const report = await runProbe(config);
       if (io.isTTY) io.err('\r\x1b[K');
-      if (opts.saveGolden && report.golden) saveRecording(resolve(io.cwd, opts.saveGolden), report.golden);
-      if (opts.out) {
-        const { golden: _g, ...full } = report;
-        writeFileSync(resolve(io.cwd, opts.out), JSON.stringify(full) + '\n');
-      }
       io.out(
         opts.format === 'json'
           ? JSON.stringify(summaryJson(report), null, 2) + '\n'
           : formatText(report, { color: io.isTTY && !io.env.NO_COLOR }),
       );
-      if (opts.html) {
-        const { golden: _golden, ...full } = report;
-        const argv = ['faultline', 'probe', '--target', opts.target, '--suite', opts.suite, '--html', opts.html];
-        await writeProducedReport({ kind: 'probe', json: JSON.stringify(full) }, opts.target, {
-          html: resolve(io.cwd, opts.html),
-          command: commandLine(argv),
-          cwd: io.cwd,
-        });
-      }
-      exit(
-        report.verdict === 'CLEAN'
-          ? EXIT.clean
-          : report.verdict === 'CORRUPT'
-            ? EXIT.corrupt
-            : EXIT.inconclusive,
-      );
+      const code = report.verdict === 'CLEAN' ? EXIT.clean : report.verdict === 'CORRUPT' ? EXIT.corrupt : EXIT.inconclusive;
+      await writeProbeOutputs(report, opts, outputs, io, code);
+      exit(code);
     });
 };
+
+interface ProbeOutputs {
+  out?: string;
+  saveGolden?: string;
+  html?: string;
+}
+
+/** Every output path, checked (parent directories made) before any request is sent. */
+function prepareOutputs(opts: ProbeOptions, cwd: string): ProbeOutputs {
+  return {
+    out: opts.out !== undefined ? prepareOutputFile('--out', cwd, opts.out) : undefined,
+    saveGolden: opts.saveGolden !== undefined ? prepareOutputFile('--save-golden', cwd, opts.saveGolden) : undefined,
+    html: opts.html !== undefined ? prepareOutputFile('--html', cwd, opts.html) : undefined,
+  };
+}
+
+/** After the verdict is printed: the files; a failed write is reported and the verdict's code kept. */
+async function writeProbeOutputs(report: ProbeReport, opts: ProbeOptions, outputs: ProbeOutputs, io: CliIO, code: number): Promise<void> {
+  const late = new LateWrites(io);
+  const { golden, ...full } = report;
+  if (outputs.saveGolden && golden) await late.attempt('--save-golden', opts.saveGolden!, () => saveRecording(outputs.saveGolden!, golden));
+  if (outputs.out) await late.attempt('--out', opts.out!, () => writeFileSync(outputs.out!, JSON.stringify(full) + '\n'));
+  if (outputs.html) {
+    const argv = ['faultline', 'probe', '--target', opts.target, '--suite', opts.suite, '--html', opts.html!];
+    await late.attempt('--html', opts.html!, () =>
+      writeProducedReport({ kind: 'probe', json: JSON.stringify(full) }, opts.target, {
+        html: outputs.html!,
+        command: commandLine(argv),
+        cwd: io.cwd,
+      }),
+    );
+  }
+  late.report(code);
+}
