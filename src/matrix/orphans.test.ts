@@ -67,7 +67,11 @@ test('SIGKILL of faultline: the reaper stops the servers and their children', { 
 });
 
 test('SIGKILL of faultline and its reaper: `matrix --cleanup RUN_DIR` stops the survivors from the journal', { timeout: 60_000 }, async () => {
-  const r = await interruptedRun(['SIGKILL'], { beforeSignals: ({ reaper }) => reaper && process.kill(reaper, 'SIGKILL') });
+  const r = await interruptedRun(['SIGKILL'], {
+    beforeSignals: ({ reaper }) => {
+      if (reaper) process.kill(reaper, 'SIGKILL');
+    },
+  });
   try {
     assert.equal(r.running.length, 4);
     await new Promise((res) => setTimeout(res, 300));
