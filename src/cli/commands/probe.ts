@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../core/errors.js';
 import { readModelFacts } from '../../deployment/model-config.js';
+import { DEFAULT_SEQUENTIAL } from '../../oracle/stats.js';
 import { formatText, summaryJson } from '../../probe/format.js';
 import { recordGolden } from '../../probe/record.js';
 import { loadRecording, saveRecording } from '../../probe/recording.js';
@@ -43,6 +44,7 @@ interface ProbeOptions {
   out?: string;
   apiKeyEnv?: string;
   earlyStop: boolean;
+  maxFailedRequests?: string;
 }
 
 const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../../data/heldout-prose.txt', import.meta.url));
@@ -134,6 +136,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     .option('--logprobs <k>', 'top-k logprobs to ask for (vLLM allows up to 20 by default)', '5')
     .option('--timeout <seconds>', 'per-request wait for the response headers', '300')
     .option('--no-early-stop', 'run every planned request even after the verdict is decided')
+    .option(
+      '--max-failed-requests <n>',
+      `CLEAN needs at most N failed requests (0: any failure makes the run INCONCLUSIVE, exit 3); default: at most ${100 * DEFAULT_SEQUENTIAL.maxFailedFraction}% of requests`,
+    )
     .option('--format <format>', 'text or json', 'text')
     .option('--out <file>', 'write the full JSON report, token-level exchanges included')
     .option('--html <file>', 'also write a self-contained HTML report (charts, side-by-side examples) to this file')
@@ -215,6 +221,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
         seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
         logprobs: int('--logprobs', opts.logprobs, 1, 20),
         earlyStop: opts.earlyStop,
+        sequential:
+          opts.maxFailedRequests !== undefined
+            ? { ...DEFAULT_SEQUENTIAL, maxFailedRequests: int('--max-failed-requests', opts.maxFailedRequests, 0) }
+            : undefined,
         client: { timeouts: { headersMs: 1000 * int('--timeout', opts.timeout, 1) } },
         onProgress: io.isTTY
           ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
