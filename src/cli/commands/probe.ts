@@ -12,7 +12,8 @@ import { readModelFacts } from '../../deployment/model-config.js';
 import { DEFAULT_SEQUENTIAL } from '../../oracle/stats.js';
 import { formatText, summaryJson } from '../../probe/format.js';
 import { recordGolden } from '../../probe/record.js';
-import { loadRecording, saveRecording } from '../../probe/recording.js';
+import { reconcileGoldenOptions, type GoldenSettings } from '../../probe/golden-options.js';
+import { loadRecording, saveRecording, type Recording } from '../../probe/recording.js';
 import { runProbe, type ProbeConfig, type ProbeReport } from '../../probe/run.js';
 import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
 import { commandLine } from '../../report/provenance.js';
@@ -149,9 +150,20 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     )
     .addHelpText(
       'after',
-      '\nExit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too many failed requests).',
+      `
+Examples:
+  faultline probe --target http://127.0.0.1:8000 --reference http://127.0.0.1:8001 --model-config /models/gemma-3
+  faultline probe --target http://127.0.0.1:8001 --window 1024 --save-golden golden.json   # record a trusted server
+  faultline probe --target http://127.0.0.1:8000 --golden golden.json --format json --out probe.json
+  faultline probe --target URL --reference URL --window 128 --max-failed-requests 0       # any failed request fails CI
+
+With --golden the prompts are the golden's: --suite, --seed, --max-tokens, --logprobs, --prompts and
+--prompt-text are refused when they would change them; --page-size and --window override the golden's
+values (a note says so); --requests replays the first N exchanges.
+
+Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too many failed requests).`,
     )
-    .action(async (opts: ProbeOptions) => {
+    .action(async (opts: ProbeOptions, cmd: Command) => {
       if (opts.format !== 'text' && opts.format !== 'json')
         throw new UserError(`--format ${opts.format}: use text or json`);
       if (!SUITE_NAMES.includes(opts.suite as SuiteName))
@@ -182,9 +194,11 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
       const requests = int('--requests', opts.requests, 1, 100_000);
       const outputs = prepareOutputs(opts, io.cwd);
       const maxTokens = int('--max-tokens', opts.maxTokens, 1, 1_000_000);
-      const golden = opts.golden
-        ? { path: opts.golden, recording: loadRecording(resolve(io.cwd, opts.golden)) }
-        : undefined;
+      const window = windowOf(opts, io.cwd);
+      const pageSize = int('--page-size', opts.pageSize, 1, 4096);
+      const goldenRun = opts.golden ? loadGolden(opts.golden, opts, cmd, io.cwd, { window, pageSize, requests, maxTokens }) : undefined;
+      const golden = goldenRun?.golden;
+      for (const note of goldenRun?.settings.notes ?? []) io.err(`faultline probe: --golden: ${note}\n`);
       const filePrompts =
         suite === 'file' && !golden
           ? (() => {
@@ -213,9 +227,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
         suite,
         filePrompts,
         corpus,
-        window: windowOf(opts, io.cwd),
-        pageSize: int('--page-size', opts.pageSize, 1, 4096),
-        requests,
+        window: goldenRun ? goldenRun.settings.window : window,
+        pageSize: goldenRun ? goldenRun.settings.pageSize : pageSize,
+        requests: goldenRun ? goldenRun.settings.requests : requests,
+        notes: goldenRun?.settings.notes,
         maxTokens,
         concurrency: int('--concurrency', opts.concurrency, 1, 256),
         seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
@@ -268,6 +283,30 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
       exit(code);
     });
 };
+
+/** The golden and what it does to the other options (conflicts refused, overrides noted). */
+function loadGolden(
+  path: string,
+  opts: ProbeOptions,
+  cmd: Command,
+  cwd: string,
+  parsed: { window?: number; pageSize: number; requests: number; maxTokens: number },
+): { golden: { path: string; recording: Recording }; settings: GoldenSettings } {
+  const recording = loadRecording(resolve(cwd, path));
+  const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+  const settings = reconcileGoldenOptions(recording, path, {
+    suite: given('suite') ? opts.suite : undefined,
+    seed: given('seed') ? int('--seed', opts.seed, 0, 2 ** 31 - 1) : undefined,
+    maxTokens: given('maxTokens') ? parsed.maxTokens : undefined,
+    logprobs: given('logprobs') ? int('--logprobs', opts.logprobs, 1, 20) : undefined,
+    prompts: opts.prompts,
+    promptText: opts.promptText,
+    pageSize: given('pageSize') ? parsed.pageSize : undefined,
+    window: parsed.window,
+    requests: given('requests') ? parsed.requests : undefined,
+  });
+  return { golden: { path, recording: { ...recording, exchanges: recording.exchanges.slice(0, settings.requests) } }, settings };
+}
 
 interface ProbeOutputs {
   out?: string;
