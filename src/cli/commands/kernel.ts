@@ -43,7 +43,20 @@ const faultModelHelp = Object.values(FAULT_MODELS)
   .join('\n');
 
 export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  const kernel = program.command('kernel').description('verify attention kernels against the reference, localize errors, audit scale bookkeeping');
+  const kernel = program
+    .command('kernel')
+    .description('verify attention kernels against the reference, localize errors, audit scale bookkeeping')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  faultline kernel vectors --out /tmp/vec                       # test vectors that cross the window at every page alignment
+  faultline kernel run-engine /tmp/vec --fault-model trtllm-gen-swa-specdec   # or run a real kernel (tools/capture)
+  faultline kernel verify /tmp/vec --html verify.html           # where it is wrong: (request, row, head), seq_len, alignment
+  faultline kernel scales --q-dtype bf16 --kv-dtype fp8_e4m3 --q-scale 0.5 --k-scale 0.02 --v-scale 0.03 \\
+      --path trtllm-decode --policy vllm-affected               # bmm1/bmm2 scale bookkeeping
+`,
+    );
 
   kernel
     .command('vectors')

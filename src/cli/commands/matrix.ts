@@ -15,7 +15,7 @@ import { UserError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { buildAttribution } from '../../matrix/attribution.js';
 import { RunInterrupted } from '../../matrix/cells.js';
-import { formatAttributionJson, formatAttributionText } from '../../matrix/format-text.js';
+import { formatAttributionJson, formatAttributionText, phaseLabel } from '../../matrix/format-text.js';
 import { exitCodeForSignal, handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
 import { createLocalExecutor } from '../../matrix/local-executor.js';
@@ -76,14 +76,14 @@ function checkResumable(records: JournalRecord[], plan: MatrixPlan, runDir: stri
     });
 }
 
-function describeCell(event: Extract<RunEvent, { type: 'cell' }>, plan: MatrixPlan): string {
+export function describeCell(event: Extract<RunEvent, { type: 'cell' }>, plan: MatrixPlan): string {
   const c = event.cell;
   const changed = Object.entries(c.levels)
     .filter(([name, level]) => plan.space.levels[plan.space.names.indexOf(name)][plan.baseline[plan.space.names.indexOf(name)]] !== level)
     .map(([name, level]) => `${name}=${level}`);
   const rate = c.outcome === 'corrupt' && c.corruptRate !== undefined ? ` (${(c.corruptRate * 100).toFixed(0)}% of requests)` : '';
   const took = event.reused ? 'from the journal' : `${(c.durationMs / 1000).toFixed(1)} s`;
-  return `${c.id} ${c.phase}: ${c.outcome.toUpperCase()}${rate} [${changed.join(' ') || 'reference levels'}] ${took}`;
+  return `${c.id} ${phaseLabel(c)}: ${c.outcome.toUpperCase()}${rate} [${changed.join(' ') || 'reference levels'}] ${took}`;
 }
 
 export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exit) => {

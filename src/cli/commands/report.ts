@@ -30,7 +30,17 @@ export const registerReport: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--png <dir>', 'also write every chart as a PNG into this directory')
     .option('--title <text>', 'the report title')
     .option('--data <file>', 'also write the report data (plain JSON) to this file')
-    .addHelpText('after', '\nExit status: 0 report written, 2 usage or input error.\n')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  faultline report faultline-matrix-2026-12-01T10-00-00Z --html matrix.html     # a matrix run directory
+  faultline report RUN_DIR probe.json verify.json lint.json --html report.html --png charts/
+  faultline lint serve.sh --format json > lint.json && faultline report lint.json --html lint.html
+
+Each input's kind is read from its content. Exit status: 0 report written, 2 usage or input error.
+`,
+    )
     .action(async (inputs: string[], opts: ReportOptions) => {
       if (!opts.html)
         throw new UserError('report needs --html OUT.html', { hint: 'e.g. faultline report run-dir probe.json --html report.html' });
