@@ -1,7 +1,8 @@
 /**
  * Ctrl-C through the real CLI: SIGINT to `faultline matrix` mid-run stops every server it
  * launched (none is left alive) and exits 130 with a journal; `--resume` then finishes the run
- * with the same answer, launching no finished cell again. A small plan over the scale-defect model
+ * with the same answer, launching no finished cell again (and a report that cannot be written does
+ * not lose that answer). A small plan over the scale-defect model
  * (three factors, strength 2, no PASS confirmation) keeps it quick.
  */
 import assert from 'node:assert/strict';
@@ -93,8 +94,10 @@ probe: { suite: short, window: 128, requests: 9, max_tokens: 16, target_rate: 0.
   assert.deepEqual(processesWith(marker), [], 'no server of the run is left alive');
   const before = cellRecords(journal);
 
-  const resumed = await runCli(['matrix', plan, '--resume', runDir, '--format', 'json', '--quiet'], { timeoutMs: 240_000 });
+  // --html into a full disk: the verdict still comes out, with its exit status, and the write error after it
+  const resumed = await runCli(['matrix', plan, '--resume', runDir, '--format', 'json', '--quiet', '--html', '/dev/full'], { timeoutMs: 240_000 });
   assert.equal(resumed.code, 1, resumed.stderr);
+  assert.match(resumed.stderr, /error: could not write --html \/dev\/full: .*ENOSPC[\s\S]*the verdict above stands \(exit 1\)/);
   const report = JSON.parse(resumed.stdout) as {
     interactions: { status: string; interaction: Record<string, string> }[];
     launches: { reusedFromJournal: number };
