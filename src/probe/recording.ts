@@ -103,6 +103,11 @@ export function loadRecording(path: string): Recording {
       hint: 'record one first with --save-golden FILE',
     });
   }
+  return parseRecording(path, text);
+}
+
+/** A golden's text (read from `path`) checked against its format. */
+export function parseRecording(path: string, text: string): Recording {
   let json: unknown;
   try {
     json = JSON.parse(text);
