@@ -40,16 +40,20 @@ async function faults(): Promise<{ runs: number; orphans: number; lost: number; 
     console.log(`anchor: uninterrupted run, ${anchor.keys.length} cells, exit ${anchor.verdictCode}, ${(anchor.ms / 1000).toFixed(1)} s (load ${load()})`);
     const rng = createRng(seed);
     const results: FaultRun[] = [];
-    for (let i = 0; i < runs; i++) {
-      const interrupt = INTERRUPTS[i % INTERRUPTS.length];
-      const r = await faultRun(join(work, `run-${i}`), interrupt, rng, anchor);
-      results.push(r);
-      console.log(
-        `run ${String(i + 1).padStart(2)}: ${interrupt.padEnd(14)} at ${(r.atMs / 1000).toFixed(1).padStart(5)} s → exit ${r.exit.padEnd(7)}` +
-          ` left after it ${r.orphansAfterInterrupt}, stopped by --resume ${r.survivorsStoppedByResume}, resume exit ${r.resumeCode};` +
-          ` orphans ${r.orphans}, lost ${r.lost}, twice ${r.twice} (load ${load()})`,
-      );
-    }
+    // two runs at a time: each is mostly waiting on its servers
+    const plans = Array.from({ length: runs }, (_, i) => ({ i, interrupt: INTERRUPTS[i % INTERRUPTS.length] }));
+    const worker = async (): Promise<void> => {
+      for (let next = plans.shift(); next; next = plans.shift()) {
+        const r = await faultRun(join(work, `run-${next.i}`), next.interrupt, rng, anchor);
+        results.push(r);
+        console.log(
+          `run ${String(next.i + 1).padStart(2)}: ${next.interrupt.padEnd(14)} at ${(r.atMs / 1000).toFixed(1).padStart(5)} s → exit ${r.exit.padEnd(7)}` +
+            ` left after it ${r.orphansAfterInterrupt}, stopped by --resume ${r.survivorsStoppedByResume}, ${r.restarted ? 'restarted' : 'resumed'} → exit ${r.resumeCode};` +
+            ` orphans ${r.orphans}, lost ${r.lost}, twice ${r.twice} (load ${load()})`,
+        );
+      }
+    };
+    await Promise.all([worker(), worker()]);
     const sum = (f: (r: FaultRun) => number) => results.reduce((n, r) => n + f(r), 0);
     return { runs: results.length, orphans: sum((r) => r.orphans), lost: sum((r) => r.lost), twice: sum((r) => r.twice) };
   } finally {

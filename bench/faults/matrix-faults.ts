@@ -3,7 +3,8 @@
  * engine servers, interrupted by SIGINT, SIGTERM, SIGHUP or SIGKILL (half of the SIGKILLs also
  * kill the reaper, the harshest case), then resumed to the end. The anchor is the same plan run
  * once without interruption in the same bench run: its configurations are what a resumed run
- * must end with.
+ * must end with. A run killed before it wrote its journal (faultline still loading, before any
+ * server) has nothing to resume and is started again, as a user would.
  *
  *   orphans         processes of the run still running once faultline (and, after SIGKILL, the
  *                   reaper's grace period) is done: members of every process group the journal
@@ -18,6 +19,7 @@ import type { Rng } from '../../src/core/rng.js';
 import { parseJournal, type JournalRecord } from '../../src/matrix/journal.js';
 import { environHas, groupMembers, listProcesses } from '../../src/matrix/proc-scan.js';
 import { RUN_ID_ENV } from '../../src/matrix/survivors.js';
+import { scaleDefectPlan } from '../../test/helpers/scale-defect-plan.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const cli = join(root, 'dist/cli/main.js');
@@ -29,32 +31,9 @@ export const INTERRUPTS: Interrupt[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL'
 /** A small plan over the scale-defect model: three factors, strength 2, one interaction to find. */
 export function writePlan(dir: string, marker: string): string {
   const plan = join(dir, 'plan.yaml');
-  writeFileSync(
-    plan,
-    `launch:
-  argv: [${JSON.stringify(process.execPath)}, "{faultline_root}/dist/cli/main.js", engine, serve, --model, "{faultline_root}/models/tiny-swa-qscale",
-         --emulate, sm100-affected, --served-model-name, ${marker}, --max-model-len, "320", --port, "{port}"]
-  ready_timeout_s: 120
-  stop_timeout_s: 5
-factors:
-  kv_cache:
-    levels:
-      bf16: { argv: [--kv-cache-dtype, bfloat16] }
-      fp8: { argv: [--kv-cache-dtype, fp8_e4m3] }
-  q_quantization:
-    levels:
-      enabled:
-      disabled: { json_args: { --attention-config: { disable_flashinfer_q_quantization: true } } }
-  enforce_eager:
-    levels:
-      off:
-      on: { argv: [--enforce-eager] }
-strength: 2
-confirm: 0
-probe: { suite: short, window: 128, requests: 9, max_tokens: 16, target_rate: 0.3 }
-executor: { parallel: 2 }
-`,
-  );
+  const launch = `  argv: [${JSON.stringify(process.execPath)}, "{faultline_root}/dist/cli/main.js", engine, serve, --model, "{faultline_root}/models/tiny-swa-qscale",
+         --emulate, sm100-affected, --served-model-name, {marker}, --max-model-len, "320", --port, "{port}"]`;
+  writeFileSync(plan, scaleDefectPlan(launch, marker, 'executor: { parallel: 2 }\n'));
   return plan;
 }
 
@@ -153,6 +132,8 @@ export interface FaultRun {
   lost: number;
   twice: number;
   resumeCode: number | null;
+  /** No journal existed yet, so the run was started again instead of resumed. */
+  restarted: boolean;
   survivorsStoppedByResume: number;
 }
 
@@ -160,7 +141,7 @@ export async function faultRun(dir: string, interrupt: Interrupt, rng: Rng, anch
   mkdirSync(dir, { recursive: true });
   const plan = writePlan(dir, `fl-faults-${process.pid}-${Date.now()}`);
   const runDir = join(dir, 'run');
-  const atMs = Math.round((0.05 + 0.9 * rng.next()) * anchor.ms);
+  const atMs = Math.round((0.05 + 0.75 * rng.next()) * anchor.ms);
   const run = startMatrix([plan, '--out', runDir]);
   let exited: Exited | undefined;
   void run.done.then((e) => (exited = e));
@@ -178,7 +159,9 @@ export async function faultRun(dir: string, interrupt: Interrupt, rng: Rng, anch
   const left = await settle(() => journal(runDir), interrupt === 'SIGKILL' ? 15_000 : 2_000);
   // a reaper that outlives its work is an orphan too
   const reaperLeft = reaper !== undefined && interrupt !== 'SIGKILL+reaper' && (await lingers(reaper, 3_000)) ? 1 : 0;
-  const resumed = await startMatrix([plan, '--resume', runDir]).done;
+  // killed before it wrote its journal (still loading; no server started yet): the user starts it again
+  const restarted = !existsSync(join(runDir, 'journal.jsonl'));
+  const resumed = await startMatrix(restarted ? [plan, '--out', runDir] : [plan, '--resume', runDir]).done;
   const records = journal(runDir);
   const orphans = await settle(() => records, 2_000);
   const keys = cellKeys(records);
@@ -193,6 +176,7 @@ export async function faultRun(dir: string, interrupt: Interrupt, rng: Rng, anch
     lost: anchor.keys.filter((k) => !final.has(k)).length,
     twice: keys.length - final.size,
     resumeCode: resumed.code,
+    restarted,
     survivorsStoppedByResume: stopped ? Number(stopped[1]) : 0,
   };
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { repoRoot, runCli } from '../helpers/cli.js';
+import { scaleDefectPlan } from '../helpers/scale-defect-plan.js';
 
 const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const tsxLoader = import.meta.resolve('tsx');
@@ -49,29 +50,12 @@ test('SIGINT stops every server and leaves a journal; --resume finishes with the
   const plan = join(dir, 'plan.yaml');
   writeFileSync(
     plan,
-    `launch:
-  cwd: ${JSON.stringify(repoRoot)}
+    scaleDefectPlan(
+      `  cwd: ${JSON.stringify(repoRoot)}
   argv: [node, --import, tsx, src/cli/main.ts, engine, serve, --model, models/tiny-swa-qscale, --emulate, sm100-affected,
-         --served-model-name, ${marker}, --max-model-len, "320", --port, "{port}"]
-  ready_timeout_s: 60
-  stop_timeout_s: 5
-factors:
-  kv_cache:
-    levels:
-      bf16: { argv: [--kv-cache-dtype, bfloat16] }
-      fp8: { argv: [--kv-cache-dtype, fp8_e4m3] }
-  q_quantization:
-    levels:
-      enabled:
-      disabled: { json_args: { --attention-config: { disable_flashinfer_q_quantization: true } } }
-  enforce_eager:
-    levels:
-      off:
-      on: { argv: [--enforce-eager] }
-strength: 2
-confirm: 0
-probe: { suite: short, window: 128, requests: 9, max_tokens: 16, target_rate: 0.3 }
-`,
+         --served-model-name, {marker}, --max-model-len, "320", --port, "{port}"]`,
+      marker,
+    ),
   );
   const runDir = join(dir, 'run');
   const journal = join(runDir, 'journal.jsonl');
