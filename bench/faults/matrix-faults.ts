@@ -13,7 +13,8 @@
  *   cells run twice configurations journaled more than once (a recheck is a separate key)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Rng } from '../../src/core/rng.js';
 import { parseJournal, type JournalRecord } from '../../src/matrix/journal.js';
@@ -22,7 +23,19 @@ import { RUN_ID_ENV } from '../../src/matrix/survivors.js';
 import { scaleDefectPlan } from '../../test/helpers/scale-defect-plan.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const cli = join(root, 'dist/cli/main.js');
+
+/**
+ * The build the runs use, copied once: a rebuild of dist/ while the bench runs (tsc rewriting a
+ * file a starting server is loading) must not count as a fault of the run.
+ */
+function frozenBuild(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'faultline-faults-build-'));
+  cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+  for (const shared of ['models', 'data', 'node_modules', 'package.json']) symlinkSync(join(root, shared), join(copy, shared));
+  return copy;
+}
+let build: string | undefined;
+const cli = () => join((build ??= frozenBuild()), 'dist/cli/main.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export type Interrupt = 'SIGINT' | 'SIGTERM' | 'SIGHUP' | 'SIGKILL' | 'SIGKILL+reaper';
@@ -46,7 +59,7 @@ interface Exited {
 
 function startMatrix(args: string[]): { pid: number; done: Promise<Exited> } {
   const started = Date.now();
-  const child = spawn(process.execPath, [cli, 'matrix', ...args, '--quiet', '--format', 'json'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli(), 'matrix', ...args, '--quiet', '--format', 'json'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<Exited>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr, ms: Date.now() - started })));
@@ -166,6 +179,9 @@ export async function faultRun(dir: string, interrupt: Interrupt, rng: Rng, anch
   const orphans = await settle(() => records, 2_000);
   const keys = cellKeys(records);
   const final = new Set(keys);
+  // a crash exits 1 too: a verdict is known by its closing progress line
+  if (!/(corruption-found|clean|inconclusive) in \d+ s/.test(resumed.stderr))
+    console.log(`  the ${restarted ? 'restarted' : 'resumed'} run ended with ${resumed.signal ?? resumed.code}; its stderr ends:\n${resumed.stderr.trimEnd().split('\n').slice(-6).join('\n')}`);
   const stopped = /stopped (\d+) server\(s\) the interrupted run left running/.exec(resumed.stderr);
   return {
     interrupt,
