@@ -27,8 +27,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return getExitCode(program);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
-        return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      // a command group without its subcommand: the help went to stderr, and it is a usage error
+      if (e.code === 'commander.help' && e.exitCode !== 0) {
+        io.err('error: a command is needed (see the list above)\n');
+        return 2;
+      }
+      if (e.code === 'commander.help') return 0;
       return 2;
     }
     if (isUserError(e)) {

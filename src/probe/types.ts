@@ -52,6 +52,8 @@ export interface ProbeConfig {
   sequential?: SequentialPolicy;
   repetition?: RepetitionOptions;
   onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
+  /** Notes the caller adds to the report (e.g. which options a golden run overrides). */
+  notes?: string[];
 }
 
 export interface RequestRecord {
