@@ -52,6 +52,8 @@ export interface ProbeConfig {
   sequential?: SequentialPolicy;
   repetition?: RepetitionOptions;
   onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
+  /** Stops the run early: requests in flight are cancelled and no new one starts (the report is partial). */
+  signal?: AbortSignal;
 }
 
 export interface RequestRecord {

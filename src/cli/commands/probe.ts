@@ -18,8 +18,9 @@ import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import type { RegisterCommand } from './index.js';
+import { addCanaryOptions, CANARY_HELP, canaryRequested, runCanaryCommand, type CanaryFlags } from './probe-canary.js';
 
-interface ProbeOptions {
+interface ProbeOptions extends CanaryFlags {
   target: string;
   html?: string;
   reference?: string;
@@ -94,7 +95,7 @@ function windowOf(opts: ProbeOptions, cwd: string): number | undefined {
 }
 
 export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  program
+  const command = program
     .command('probe')
     .description(
       'probe a running OpenAI-compatible server for silent output corruption (differential, temperature 0)',
@@ -218,6 +219,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
           ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
           : undefined,
       };
+      if (canaryRequested(opts)) {
+        exit(await runCanaryCommand(config, opts, io, EXIT));
+        return;
+      }
 
       if (!config.reference && !golden) {
         const rec = await recordGolden(config);
@@ -265,4 +270,5 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
             : EXIT.inconclusive,
       );
     });
+  addCanaryOptions(command).addHelpText('after', CANARY_HELP);
 };
