@@ -9,9 +9,10 @@
  *
  * Unpacking goes into a private temporary directory that is renamed into place, so two processes
  * starting at once never see a half-written tree. A directory is reused only when it is complete
- * (its stamp names the same hash), owned by this user and writable by no one else.
+ * (its stamp names the same hash) and it and its parent are owned by this user or root and writable
+ * by no one else. A tree unpacked by root at image build time is therefore used by any user.
  */
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -37,17 +38,30 @@ export function cacheCandidates(env: NodeJS.ProcessEnv): string[] {
   ].filter((d): d is string => Boolean(d));
 }
 
-/** Complete, a real directory (no symlink), owned by this user, not writable by group or others. */
-function trusted(dir: string, id: string): boolean {
+/**
+ * A real directory (no symlink) owned by this user or by root and writable by no one else: nobody
+ * but its owner can swap what is in it. The files are public data, so readable by all.
+ */
+function ownedSafely(dir: string): boolean {
   try {
     const st = lstatSync(dir);
     const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return false;
+    const owner = uid === undefined || st.uid === uid || st.uid === 0;
+    return st.isDirectory() && owner && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+function complete(dir: string, id: string): boolean {
+  try {
     return readFileSync(join(dir, STAMP), 'utf8') === id;
   } catch {
     return false;
   }
 }
+
+const usable = (base: string, target: string, id: string) => ownedSafely(base) && ownedSafely(target) && complete(target, id);
 
 function unpack(manifest: AssetManifest, read: ReadAsset, into: string): void {
   for (const f of manifest.files) {
@@ -63,17 +77,19 @@ export function materializeAssets(manifest: AssetManifest, read: ReadAsset, base
   const tried: string[] = [];
   for (const base of bases) {
     const target = join(base, `standalone-${manifest.id}`);
-    if (trusted(target, manifest.id)) return target;
+    if (usable(base, target, manifest.id)) return target;
     let temporary: string | undefined;
     try {
-      mkdirSync(base, { recursive: true, mode: 0o700 });
+      mkdirSync(base, { recursive: true, mode: 0o755 });
+      if (!ownedSafely(base)) throw new Error('owned by another user or writable by others');
       temporary = mkdtempSync(join(base, '.unpacking-'));
       unpack(manifest, read, temporary);
+      chmodSync(temporary, 0o755);
       try {
         renameSync(temporary, target);
       } catch (e) {
         // another process may have won the race; anything else in the way is not ours to reuse
-        if (!trusted(target, manifest.id)) throw e;
+        if (!usable(base, target, manifest.id)) throw e;
         rmSync(temporary, { recursive: true, force: true });
       }
       return target;
