@@ -12,12 +12,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inject } from './postject.js';
 import { collectAssets } from './assets.js';
 import { bundleStandalone } from './bundle.js';
 import { MANIFEST_KEY } from './extract-assets.js';
+
+/** Where `npm run build:standalone` writes the executable, relative to the repository root. */
+export const STANDALONE_EXECUTABLE = 'build/standalone/faultline';
 
 /** The marker postject flips in the node binary so it runs the injected blob (Node's SEA docs). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -74,7 +77,7 @@ export async function buildStandalone(o: { repoRoot: string; outDir: string; nod
   writeFileSync(configPath, JSON.stringify(config, null, 2) + '\n');
   run(node, ['--experimental-sea-config', configPath], work);
 
-  const executable = join(o.outDir, 'faultline');
+  const executable = join(o.outDir, basename(STANDALONE_EXECUTABLE));
   rmSync(executable, { force: true });
   copyFileSync(node, executable);
   chmodSync(executable, 0o755);
@@ -84,7 +87,7 @@ export async function buildStandalone(o: { repoRoot: string; outDir: string; nod
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const repoRoot = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
-  buildStandalone({ repoRoot, outDir: join(repoRoot, 'build', 'standalone') }).then(
+  buildStandalone({ repoRoot, outDir: dirname(join(repoRoot, STANDALONE_EXECUTABLE)) }).then(
     (b) =>
       console.log(
         `built ${b.executable}: ${(b.bytes / 2 ** 20).toFixed(1)} MiB, ${b.assets} embedded files, in ${b.seconds.toFixed(1)} s`,
