@@ -57,3 +57,8 @@ test('the dockerignore next to it keeps host installs and builds out of the cont
   const ignored = readFileSync(join(repoRoot, 'examples/container/Dockerfile.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
   for (const p of ['node_modules', 'dist', 'build', '.git']) assert.ok(ignored.includes(p), p);
 });
+
+test("the canary's small image (examples/canary/Dockerfile) passes the same checks, with faultline itself as entrypoint", () => {
+  const canary = readFileSync(join(repoRoot, 'examples/canary/Dockerfile'), 'utf8');
+  assert.deepEqual(checkDockerfile(canary, { ...want, entrypoint: ['faultline'] }), []);
+});

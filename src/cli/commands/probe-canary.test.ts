@@ -1,7 +1,7 @@
 /**
  * `faultline probe` with the canary flags, in process against the fake servers: one round for a
- * CronJob (--prometheus-textfile, exit by verdict), the loop with /metrics stopped by SIGTERM, and
- * the usage errors.
+ * CronJob (--prometheus-textfile, exit by verdict), the loop with /metrics stopped by SIGTERM, the
+ * usage errors, and the examples/canary manifests' args as written.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
 import { parseExposition, sampleValue } from '../../../test/helpers/prometheus.js';
 import { startFakeServer, type FakeServer } from '../../probe/testing/fake-server.js';
 import { trainByteNgram } from '../../probe/testing/ngram-lm.js';
@@ -109,4 +110,42 @@ test('canary usage errors exit 2 before anything is probed', async () => {
     assert.equal(corrupt.calls.get('/v1/completions') ?? 0, before, `${extra.join(' ')}: nothing probed`);
   }
   assert.equal(existsSync(join(dir, 'metrics.txt')), false);
+});
+
+/** An example manifest's container args, with its cluster URLs, paths and ports mapped onto this test's. */
+function exampleArgs(file: string, map: Record<string, string>): string[] {
+  const doc = parseYaml(readFileSync(fileURLToPath(new URL(`../../../examples/canary/${file}`, import.meta.url)), 'utf8')) as {
+    spec: { template?: { spec: { containers: { args: string[] }[] } }; jobTemplate?: { spec: { template: { spec: { containers: { args: string[] }[] } } } } };
+  };
+  const pod = doc.spec.jobTemplate?.spec.template ?? doc.spec.template!;
+  return pod.spec.containers[0].args.map((a) => {
+    for (const [from, to] of Object.entries(map)) if (a === from) return to;
+    assert.ok(!/^(http|\/)/.test(a) || a in map, `unmapped ${a}`);
+    return a;
+  });
+}
+
+test('the CronJob and Deployment examples run as written against a golden: JSON verdict, textfile, /metrics', async () => {
+  const golden = join(dir, 'golden.json');
+  const rec = await probe(['--target', reference.url, ...common, '--save-golden', golden]);
+  assert.equal(rec.code, 0, rec.stderr);
+  const verdict = join(dir, 'verdict.json');
+  const textfile = join(dir, 'cron.prom');
+  const paths = { 'http://vllm:8000': corrupt.url, 'http://vllm-reference:8000': reference.url, '/golden/golden.json': golden };
+  const args = exampleArgs('cronjob.yaml', { ...paths, '/results/verdict.json': verdict, '/textfile/faultline.prom': textfile });
+  assert.equal(args[0], 'probe');
+  const cron = await probe(args.slice(1));
+  assert.equal(cron.code, 1, cron.stderr);
+  assert.equal((JSON.parse(readFileSync(verdict, 'utf8')) as { verdict: string }).verdict, 'CORRUPT');
+  assert.equal(sampleValue(parseExposition(readFileSync(textfile, 'utf8')), 'faultline_probe_verdict', { target: corrupt.url, verdict: 'corrupt' }), 1);
+
+  const loop = exampleArgs('deployment.yaml', { ...paths, '15m': '1s', '9464': '0', '0.0.0.0': '127.0.0.1' });
+  const { io, done } = start(loop.slice(1));
+  const deadline = Date.now() + 30_000;
+  while (!/round 1 CORRUPT/.test(io.stdout()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const url = /metrics on (http:\/\/\S+)/.exec(io.stderr())?.[1];
+  assert.ok(url, io.stderr());
+  assert.equal(sampleValue(parseExposition(await (await fetch(url)).text()), 'faultline_probe_verdict', { target: corrupt.url, verdict: 'corrupt' }), 1);
+  process.emit('SIGTERM');
+  assert.equal(await done, 0, io.stderr());
 });
