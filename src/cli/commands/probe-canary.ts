@@ -8,6 +8,8 @@ import type { Command } from 'commander';
 import { writeFileSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
+import { VERSION } from '../../core/version.js';
+import { CATALOG_VERSION } from '../../hazards/catalog-version.js';
 import { runCanary } from '../../probe/canary/loop.js';
 import { formatInterval, parseInterval } from '../../probe/canary/interval.js';
 import { CanaryMetrics, targetLabel } from '../../probe/canary/metrics.js';
@@ -95,7 +97,7 @@ export async function runCanaryCommand(
   const textfile = flags.prometheusTextfile && resolve(io.cwd, flags.prometheusTextfile);
   if (textfile) checkTextfilePath(textfile);
   const say = (line: string) => io.err(`faultline probe: ${line}\n`);
-  const metrics = new CanaryMetrics([config.target.url]);
+  const metrics = new CanaryMetrics([config.target.url], { version: VERSION, catalog: CATALOG_VERSION });
   const stopper = new AbortController();
   const stop = () => stopper.abort();
   let server: Listening | undefined;

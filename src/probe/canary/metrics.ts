@@ -4,8 +4,6 @@
  * round's corrupt-request ratio and duration, and counters of rounds, requests judged, corrupt
  * requests, probe errors and verdict changes.
  */
-import { VERSION } from '../../core/version.js';
-import { CATALOG_VERSION } from '../../hazards/catalog-version.js';
 import { renderExposition, type Family, type Sample } from './exposition.js';
 import { CANARY_VERDICTS, type CanaryVerdict, type Round } from './round.js';
 
@@ -34,7 +32,11 @@ export function targetLabel(url: string): string {
 export class CanaryMetrics {
   private readonly targets = new Map<string, TargetState>();
 
-  constructor(targets: readonly string[]) {
+  /** `build`: the labels of faultline_build_info (the CLI passes the package and catalog versions). */
+  constructor(
+    targets: readonly string[],
+    private readonly build: Record<string, string> = {},
+  ) {
     for (const t of targets) this.targets.set(t, this.fresh());
   }
 
@@ -64,9 +66,7 @@ export class CanaryMetrics {
         return value === undefined ? [] : [{ labels: { target: targetLabel(t), ...extra }, value }];
       });
     return [
-      gauge('faultline_build_info', 'faultline version and hazard catalog version.', [
-        { labels: { version: VERSION, catalog: CATALOG_VERSION }, value: 1 },
-      ]),
+      gauge('faultline_build_info', 'faultline version and hazard catalog version.', [{ labels: this.build, value: 1 }]),
       gauge(
         'faultline_probe_verdict',
         "Last verdict of each target: 1 for the verdict it has, 0 for the others (no samples before a target's first round).",
