@@ -94,6 +94,21 @@ test('--every with --metrics-port 0: /metrics answers during the loop, one stdou
   await assert.rejects(fetch(url!), 'the metrics server is closed');
 });
 
+test('--every with --format json: one JSON object per round on stdout', async () => {
+  const { io, done } = start(['--target', reference.url, '--reference', reference.url, ...common, '--every', '1s', '--format', 'json']);
+  const deadline = Date.now() + 30_000;
+  while (io.stdout().split('\n').filter(Boolean).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  process.emit('SIGINT');
+  assert.equal(await done, 0, io.stderr());
+  const rounds = io.stdout().trim().split('\n').map((l) => JSON.parse(l) as { round: number; startedAt: string; durationSeconds: number; verdict: string; counts: { judged: number } });
+  assert.ok(rounds.length >= 2);
+  rounds.forEach((r, i) => {
+    assert.equal(r.round, i + 1);
+    assert.equal(r.verdict, 'CLEAN');
+    assert.ok(r.counts.judged >= 29 && r.durationSeconds > 0 && !Number.isNaN(Date.parse(r.startedAt)));
+  });
+});
+
 test('canary usage errors exit 2 before anything is probed', async () => {
   const base = ['--target', corrupt.url, '--reference', reference.url, ...common];
   const cases: [string[], RegExp][] = [
