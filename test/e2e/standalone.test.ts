@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { buildStandalone, standaloneSupported } from '../../scripts/standalone/build.js';
 import { repoRoot } from '../helpers/cli.js';
+import { stageEntrypoint } from '../helpers/dockerfile-rules.js';
 
 const supported = standaloneSupported();
 const work = mkdtempSync(join(tmpdir(), 'faultline-standalone-'));
@@ -113,10 +114,7 @@ describe('the standalone executable', { skip: supported.ok ? false : supported.w
     assert.match(explain.stdout, /^# FL001 `swa-specdec-bf16q-fp8kv-trtllm`/m, 'the hazard pages travel inside');
   });
 
-  const dockerEntrypoint = (): string[] => {
-    const line = readFileSync(join(repoRoot, 'examples/container/Dockerfile'), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT '));
-    return JSON.parse(line!.slice('ENTRYPOINT '.length)) as string[];
-  };
+  const dockerEntrypoint = (): string[] => stageEntrypoint(readFileSync(join(repoRoot, 'examples/container/Dockerfile'), 'utf8'), 'vllm') ?? [];
 
   test("the Dockerfile's ENTRYPOINT refuses the canonical launch on a B200: exit 3, FL001, vLLM never started", async () => {
     const entrypoint = dockerEntrypoint();

@@ -4,7 +4,7 @@
  * rules of our own in hadolint's spirit (pinned base images, COPY not ADD, no sudo or `cd` in RUN)
  * and ones that tie the recipe to this repository (the npm scripts it runs exist, the file it copies
  * between stages is where build:standalone writes it, the Node major matches package.json's
- * engines, the entrypoint is guard's exec form).
+ * engines, each target's entrypoint is in exec form and is the one expected).
  */
 import { DockerfileParser, type Copy, type Instruction } from 'dockerfile-ast';
 import { validate, ValidationSeverity } from 'dockerfile-utils';
@@ -16,7 +16,10 @@ export interface RecipeExpectations {
   nodeMin: [number, number];
   /** Where build:standalone writes the executable, relative to the repository root. */
   standaloneOutput: string;
-  entrypoint: readonly string[];
+  /** The ENTRYPOINT each named stage (a `--target`) must have, in exec form. */
+  entrypoints: Record<string, readonly string[]>;
+  /** The stage `docker build` makes without --target: the last one. */
+  defaultTarget: string;
 }
 
 interface Stage {
@@ -105,22 +108,37 @@ export function checkDockerfile(text: string, want: RecipeExpectations): string[
     if (s.name) names.add(s.name);
   }
 
-  const final = all.at(-1);
-  const entrypoints = final?.instructions.filter((i) => i.getKeyword() === 'ENTRYPOINT') ?? [];
-  if (entrypoints.length !== 1) problems.push(`the final stage has ${entrypoints.length} ENTRYPOINTs; want one`);
-  for (const e of entrypoints) {
-    let argv: unknown;
-    try {
-      argv = JSON.parse(e.getArgumentsContent() ?? '');
-    } catch {
-      problems.push(`line ${line(e)}: ENTRYPOINT is not in exec (JSON array) form: signals would go to a shell, not to guard`);
+  if (all.at(-1)?.name !== want.defaultTarget) problems.push(`the last stage (the default target) is not ${want.defaultTarget}`);
+  for (const [name, argv] of Object.entries(want.entrypoints)) {
+    const stage = all.find((x) => x.name === name);
+    if (!stage) {
+      problems.push(`no stage named ${name}`);
       continue;
     }
-    if (JSON.stringify(argv) !== JSON.stringify(want.entrypoint))
-      problems.push(`line ${line(e)}: ENTRYPOINT ${JSON.stringify(argv)}; want ${JSON.stringify(want.entrypoint)}`);
+    const entrypoints = stage.instructions.filter((i) => i.getKeyword() === 'ENTRYPOINT');
+    if (entrypoints.length !== 1) problems.push(`stage ${name} has ${entrypoints.length} ENTRYPOINTs; want one`);
+    for (const e of entrypoints) {
+      const got = execForm(e);
+      if (got === undefined) problems.push(`line ${line(e)}: ENTRYPOINT is not in exec (JSON array) form: signals would go to a shell, not to faultline`);
+      else if (JSON.stringify(got) !== JSON.stringify(argv)) problems.push(`line ${line(e)}: ENTRYPOINT ${JSON.stringify(got)}; want ${JSON.stringify(argv)}`);
+    }
+    const copiedTo = stage.instructions.filter((i) => i.getKeyword() === 'COPY').map((i) => i.getArguments().at(-1)?.getValue());
+    if (!copiedTo.includes(`/usr/local/bin/${argv[0]}`)) problems.push(`stage ${name} does not put ${argv[0]} into /usr/local/bin (on PATH in its base image)`);
   }
-  const copiedTo = (final?.instructions ?? []).filter((i) => i.getKeyword() === 'COPY').map((i) => i.getArguments().at(-1)?.getValue());
-  if (!copiedTo.includes(`/usr/local/bin/${want.entrypoint[0]}`))
-    problems.push(`the final stage does not put ${want.entrypoint[0]} into /usr/local/bin (on PATH in the vLLM image)`);
   return problems;
+}
+
+function execForm(entrypoint: Instruction): string[] | undefined {
+  try {
+    const argv: unknown = JSON.parse(entrypoint.getArgumentsContent() ?? '');
+    return Array.isArray(argv) && argv.every((a) => typeof a === 'string') ? argv : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The exec-form ENTRYPOINT of a stage, as the tests run it. */
+export function stageEntrypoint(text: string, stage: string): string[] | undefined {
+  const e = stages(text).find((s) => s.name === stage)?.instructions.find((i) => i.getKeyword() === 'ENTRYPOINT');
+  return e && execForm(e);
 }
