@@ -80,54 +80,71 @@ function roundLine(round: Round, report: ProbeReport | undefined, format: string
   return `${round.startedAt.toISOString()} round ${round.index} ${round.verdict}: ${round.corrupt} of ${round.judged} judged requests corrupt, ${round.failed} failed (${(round.durationMs / 1000).toFixed(1)} s)`;
 }
 
-export async function runCanaryCommand(
-  config: ProbeConfig,
-  flags: CanaryFlags & OutputFlags,
-  io: CliIO,
-  exitCodes: { clean: number; corrupt: number; inconclusive: number; usage: number },
-): Promise<number> {
+interface CanaryPlan {
+  everyMs?: number;
+  port?: number;
+  host: string;
+  textfile?: string;
+}
+
+/** Every canary flag checked before anything is probed or bound. */
+function planCanary(flags: CanaryFlags & OutputFlags, cwd: string): CanaryPlan {
   if (flags.saveGolden || flags.html)
     throw new UserError(`${flags.saveGolden ? '--save-golden' : '--html'} goes with a single probe, not with the canary flags`, {
       hint: 'record the golden once with a plain probe; the canary writes its latest full report with --out',
     });
-  const everyMs = flags.every === undefined ? undefined : parseInterval(flags.every);
   const port = flags.metricsPort === undefined ? undefined : metricsPort(flags.metricsPort);
   if (flags.metricsHost !== undefined && port === undefined)
     throw new UserError('--metrics-host goes with --metrics-port', { hint: '--metrics-port 9464 --metrics-host 0.0.0.0' });
-  const textfile = flags.prometheusTextfile && resolve(io.cwd, flags.prometheusTextfile);
+  const textfile = flags.prometheusTextfile === undefined ? undefined : resolve(cwd, flags.prometheusTextfile);
   if (textfile) checkTextfilePath(textfile);
+  return { everyMs: flags.every === undefined ? undefined : parseInterval(flags.every), port, host: flags.metricsHost ?? '127.0.0.1', textfile };
+}
+
+/** After each round: the textfile, --out, and stdout (a line per round in a loop, the usual report for one round). */
+function roundWriter(plan: CanaryPlan, flags: OutputFlags, io: CliIO, metrics: CanaryMetrics) {
+  return (round: Round, report: ProbeReport | undefined) => {
+    if (plan.textfile) writeTextfile(plan.textfile, metrics.render());
+    if (report && flags.out) writeReport(resolve(io.cwd, flags.out), report);
+    if (plan.everyMs !== undefined) io.out(roundLine(round, report, flags.format) + '\n');
+    else if (report)
+      io.out(flags.format === 'json' ? JSON.stringify(summaryJson(report), null, 2) + '\n' : formatText(report, { color: false }));
+  };
+}
+
+export async function runCanaryCommand(
+  config: ProbeConfig,
+  flags: CanaryFlags & OutputFlags,
+  io: CliIO,
+  exitCodes: { clean: number; corrupt: number; inconclusive: number },
+): Promise<number> {
+  const plan = planCanary(flags, io.cwd);
   const say = (line: string) => io.err(`faultline probe: ${line}\n`);
   const metrics = new CanaryMetrics([config.target.url], { version: VERSION, catalog: CATALOG_VERSION });
   const stopper = new AbortController();
   const stop = () => stopper.abort();
   let server: Listening | undefined;
-  if (everyMs !== undefined) {
+  if (plan.everyMs !== undefined) {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   }
   try {
-    if (port !== undefined) {
-      server = await listen(metricsApp(() => metrics.render()), flags.metricsHost ?? '127.0.0.1', port);
+    if (plan.port !== undefined) {
+      server = await listen(metricsApp(() => metrics.render()), plan.host, plan.port);
       say(`metrics on ${server.url}/metrics`);
     }
-    if (everyMs !== undefined)
-      say(`probing ${targetLabel(config.target.url)} every ${formatInterval(everyMs)}; SIGINT or SIGTERM stops`);
+    if (plan.everyMs !== undefined)
+      say(`probing ${targetLabel(config.target.url)} every ${formatInterval(plan.everyMs)}; SIGINT or SIGTERM stops`);
     const last = await runCanary({
       target: config.target.url,
-      everyMs,
+      everyMs: plan.everyMs,
       runRound: (signal) => runProbe({ ...config, signal }),
       metrics,
       log: (line) => io.err(`${line}\n`),
       stop: stopper.signal,
-      onRound: (round, report) => {
-        if (textfile) writeTextfile(textfile, metrics.render());
-        if (report && flags.out) writeReport(resolve(io.cwd, flags.out), report);
-        if (everyMs !== undefined) io.out(roundLine(round, report, flags.format) + '\n');
-        else if (report)
-          io.out(flags.format === 'json' ? JSON.stringify(summaryJson(report), null, 2) + '\n' : formatText(report, { color: false }));
-      },
+      onRound: roundWriter(plan, flags, io, metrics),
     });
-    if (everyMs !== undefined) {
+    if (plan.everyMs !== undefined) {
       say(`stopped after ${last?.index ?? 0} round(s)`);
       return exitCodes.clean;
     }
