@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { main } from './main.js';
 import { memoryIO } from './io.js';
 import { VERSION } from '../core/version.js';
-import { CATALOG_VERSION } from '../hazards/catalog-version.js';
+import { CATALOG_VERSION } from '../hazards/catalog-list.js';
 import { hazards } from '../hazards/index.js';
 import { readFileSync } from 'node:fs';
 
@@ -13,7 +13,6 @@ test('--version prints the package version and the hazard catalog version, and e
   const [first, second] = io.stdout().trim().split('\n');
   assert.equal(first, `faultline ${VERSION}`);
   assert.equal(second, `hazard catalog ${CATALOG_VERSION} (${hazards.length} hazards: ${hazards[0].id}–${hazards.at(-1)!.id})`);
-  assert.match(CATALOG_VERSION, /^\d{4}\.(0[1-9]|1[0-2])\.\d+$/);
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(pkg.version, VERSION);
 });

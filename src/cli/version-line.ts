@@ -4,7 +4,7 @@
  */
 import { isSea } from 'node:sea';
 import { VERSION } from '../core/version.js';
-import { CATALOG_VERSION } from '../hazards/catalog-version.js';
+import { CATALOG_VERSION } from '../hazards/catalog-list.js';
 import { hazards } from '../hazards/index.js';
 
 export function versionText(): string {

@@ -14,7 +14,7 @@ import { parseExposition, sampleValue } from '../../../test/helpers/prometheus.j
 import { startFakeServer, type FakeServer } from '../../probe/testing/fake-server.js';
 import { trainByteNgram } from '../../probe/testing/ngram-lm.js';
 import { VERSION } from '../../core/version.js';
-import { CATALOG_VERSION } from '../../hazards/catalog-version.js';
+import { CATALOG_VERSION } from '../../hazards/catalog-list.js';
 import { memoryIO } from '../io.js';
 import { main } from '../main.js';
 
@@ -53,7 +53,7 @@ test('one round with --prometheus-textfile (a CronJob): exit by verdict, the usu
   let m = parseExposition(readFileSync(file, 'utf8'));
   assert.equal(sampleValue(m, 'faultline_probe_verdict', { target: reference.url, verdict: 'clean' }), 1);
   assert.match(clean.stderr, /first verdict CLEAN/);
-  assert.equal(sampleValue(m, 'faultline_build_info', { version: VERSION, catalog: CATALOG_VERSION }), 1);
+  assert.equal(sampleValue(m, 'faultline_build_info', { version: VERSION, catalog: String(CATALOG_VERSION) }), 1);
 
   const bad = await probe(['--target', corrupt.url, '--reference', reference.url, ...common, '--prometheus-textfile', file]);
   assert.equal(bad.code, 1, bad.stderr);

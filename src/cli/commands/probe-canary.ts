@@ -9,7 +9,7 @@ import { writeFileSync, renameSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
-import { CATALOG_VERSION } from '../../hazards/catalog-version.js';
+import { CATALOG_VERSION } from '../../hazards/catalog-list.js';
 import { runCanary } from '../../probe/canary/loop.js';
 import { formatInterval, parseInterval } from '../../probe/canary/interval.js';
 import { CanaryMetrics, targetLabel } from '../../probe/canary/metrics.js';
@@ -120,7 +120,7 @@ export async function runCanaryCommand(
 ): Promise<number> {
   const plan = planCanary(flags, io.cwd);
   const say = (line: string) => io.err(`faultline probe: ${line}\n`);
-  const metrics = new CanaryMetrics([config.target.url], { version: VERSION, catalog: CATALOG_VERSION });
+  const metrics = new CanaryMetrics([config.target.url], { version: VERSION, catalog: String(CATALOG_VERSION) });
   const stopper = new AbortController();
   const stop = () => stopper.abort();
   let server: Listening | undefined;

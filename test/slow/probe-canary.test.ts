@@ -7,7 +7,8 @@
  * the textfile must follow, and each verdict change must be one stderr line.
  *
  * Cost: three engine servers and two to three probe rounds of 30 window-crossing requests — about
- * 1.5 to 3 minutes on a 2-core machine loaded by other work (4.5 at a load average of 20).
+ * 1.5 to 3 minutes on a 2-core machine loaded by other work (4.5 at a load average of 20), so it
+ * is in the slow tier (`npm run test:slow`, run by .ci/run after `npm test`).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../helpers/cli.js';
 import { parseExposition, sampleValue, type ParsedFamily } from '../helpers/prometheus.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switch-proxy.js';
-import { startServer, type ServerProcess } from './server-harness.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
 
 const MODEL = ['--model', 'models/tiny-swa', '--max-model-len', '512'];
 const CLEAN = ['--kv-cache-dtype', 'bfloat16'];
