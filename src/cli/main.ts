@@ -11,13 +11,13 @@ import { describeUserError, isUserError } from '../core/errors.js';
 import { getExitCode, setExitCode } from './action.js';
 import { processIO, type CliIO } from './io.js';
 import { commandModules } from './commands/index.js';
-import { VERSION } from '../core/version.js';
+import { versionText } from './version-line.js';
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const program = new Command('faultline');
   program
     .description('Find and prevent silent output corruption in LLM serving.')
-    .version(VERSION, '-V, --version')
+    .version(versionText(), '-V, --version', 'print the version and the hazard catalog version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();

@@ -225,7 +225,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       return state.verdict === 'continue' || config.earlyStop === false;
     };
 
-    await runOrdered(specs.length, config.concurrency, fetchOne, commit);
+    await runOrdered(specs.length, config.concurrency, fetchOne, commit, config.signal);
     const decided = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
     const final = unreachable ? { ...decided, reason: `${unreachable}; no requests were run` } : decided;
     if (!scorer)

@@ -21,8 +21,9 @@ import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import { LateWrites, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
+import { addCanaryOptions, CANARY_HELP, canaryRequested, runCanaryCommand, type CanaryFlags } from './probe-canary.js';
 
-interface ProbeOptions {
+interface ProbeOptions extends CanaryFlags {
   target: string;
   html?: string;
   reference?: string;
@@ -98,7 +99,7 @@ function windowOf(opts: ProbeOptions, cwd: string): number | undefined {
 }
 
 export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  program
+  const command = program
     .command('probe')
     .description(
       'probe a running OpenAI-compatible server for silent output corruption (differential, temperature 0)',
@@ -245,6 +246,10 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
           ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
           : undefined,
       };
+      if (canaryRequested(opts)) {
+        exit(await runCanaryCommand(config, opts, io, EXIT));
+        return;
+      }
 
       if (!config.reference && !golden) {
         const rec = await recordGolden(config);
@@ -282,6 +287,7 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
       await writeProbeOutputs(report, opts, outputs, io, code);
       exit(code);
     });
+  addCanaryOptions(command).addHelpText('after', CANARY_HELP);
 };
 
 /** The golden and what it does to the other options (conflicts refused, overrides noted). */
