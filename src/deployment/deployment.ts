@@ -5,7 +5,7 @@
  * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
  */
 import type { Located } from '../core/located.js';
-import type { ArgValue } from './vllm-parse-types.js';
+import type { ArgValue, FlagProblem } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
 
@@ -86,4 +86,10 @@ export interface Deployment {
   versions: { vllm?: Located<string>; flashinfer?: Located<string> };
   /** Things the parser noticed that the user should know (ignored env vars, unknown values …). */
   notes: Located<string>[];
+  /** Flags vLLM would refuse as written (not in the flag table, ambiguous abbreviations): lint's FL000. */
+  flagProblems?: FlagProblem[];
+  /** The flag table the arguments were read with. */
+  flagTable?: { release: string; commit: string; authoritative: boolean; describes: string };
+  /** Where the launch runs in a multi-role deployment: "decode", "prefill", "leader", "worker" … */
+  role?: string;
 }

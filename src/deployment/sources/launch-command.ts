@@ -37,6 +37,8 @@ export interface LaunchCommand {
   modelHint?: Located<string>;
   /** Things the source noticed that the user should know (unknown variables, secret-backed env …). */
   notes: Located<string>[];
+  /** The launch's role in a multi-role deployment ("decode", "prefill", "leader", "worker" …). */
+  role?: string;
 }
 
 export function newLaunch(source: LaunchSource, tokens: ArgToken[], baseDir: string): LaunchCommand {

@@ -123,7 +123,7 @@ test('SARIF validates against the official 2.1.0 schema (draft-04) and carries r
   const log = toSarif(findings);
   const run = log.runs[0];
   assert.equal(run.tool.driver.rules?.length, hazards.length);
-  assert.match(run.tool.driver.rules?.[0].helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
+  assert.match(run.tool.driver.rules?.find((x) => x.id === 'FL001')?.helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
   const r = run.results?.find((x) => x.ruleId === 'FL001' && x.level === 'error');
   assert.deepEqual(r?.locations?.[0].physicalLocation?.region, { startLine: 5, startColumn: 3 });
   assert.equal(r?.locations?.[0].physicalLocation?.artifactLocation?.uri, 'launch.sh');
