@@ -12,6 +12,8 @@ export interface ArgToken {
   at?: SourceLocation;
   /** Part of the word is known only at run time (then `text` keeps it as written). */
   runtime?: RuntimeValue;
+  /** An unquoted run-time expansion (`$EXTRA_ARGS`): it may stand for any number of arguments. */
+  spread?: boolean;
 }
 
 /**

@@ -22,7 +22,7 @@ import { assembleDeployment, type AssembleOptions } from './sources/assemble.js'
 import { collectLaunches, type SourceFile } from './sources/collect.js';
 import { findLaunch } from './sources/launch-start.js';
 import { newLaunch, type LaunchCommand } from './sources/launch-command.js';
-import { launchesFromShell } from './sources/shell.js';
+import { launchesFromShell, positionalFrom, type GivenValues } from './sources/shell.js';
 
 export interface LoadOptions {
   modelConfig?: string;
@@ -32,8 +32,11 @@ export interface LoadOptions {
   cwd: string;
   /** Environment the argv runs with (guard: the real one). Ignored for files, whose env is in the file. */
   env?: Record<string, string | undefined>;
-  /** Record flags vLLM does not know as notes instead of failing (the CLI's --allow-unknown-flags). */
+  /** Record flags vLLM does not know as notes only, with no FL000 (the CLI's --allow-unknown-flags). */
   allowUnknownFlags?: boolean;
+  /** Values for what launch files leave to run time: `--set NAME=VALUE` (variables), `--env NAME=VALUE` (exported). */
+  set?: Record<string, string>;
+  setEnv?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -52,7 +55,7 @@ const SUPPORTED =
 /** Every launch in the files, with the files that had none. Throws only for unreadable or malformed input. */
 export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult {
   const files = paths.map((p) => readSource(p, opts.cwd));
-  const collected = collectLaunches(files);
+  const collected = collectLaunches(files, givenValues(opts));
   const displayPaths = new Map(files.map((f) => [f.absPath, f.path]));
   const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
   const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
@@ -96,6 +99,7 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
       locate: () => script.at ?? { file: '<argv>', line: 1, column: 1 },
       unsetReason: 'is not set in the command',
       env,
+      positional: positionalFrom(match.scriptArgs),
     })[0];
   }
   if (!launch) return assembleDeployment(newLaunch(source, tokens, opts.cwd), assembleOptions(opts));
@@ -103,6 +107,13 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
   if (!launch.mounts.length) launch.mounts = match.mounts;
   launch.notes = [...match.notes, ...launch.notes];
   return assembleDeployment(launch, assembleOptions(opts));
+}
+
+function givenValues(opts: LoadOptions): GivenValues | undefined {
+  if (!opts.set && !opts.setEnv) return undefined;
+  const located = (option: string) => (entries: Record<string, string> | undefined) =>
+    new Map(Object.entries(entries ?? {}).map(([k, v]) => [k, { value: v, at: { file: `<${option}>`, line: 1, column: 1 } }]));
+  return { vars: located('--set')(opts.set), env: located('--env')(opts.setEnv) };
 }
 
 function assembleOptions(opts: LoadOptions): AssembleOptions {

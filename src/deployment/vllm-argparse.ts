@@ -51,6 +51,15 @@ export function runArgparse(
       positionals.push(...tokens.slice(k + 1));
       break;
     }
+    if (tok.spread) {
+      const names = tok.runtime?.names.length ? tok.runtime.names : [];
+      notes.push({
+        value: `${text} adds arguments known only when the launch runs; they are not checked${names.length ? ` (give them with --set ${names[0]}='--flag value …')` : ''}`,
+        at: tok.at,
+      });
+      k++;
+      continue;
+    }
     if (!looksLikeOption(text, index)) {
       positionals.push(tok);
       k++;

@@ -25,8 +25,11 @@ export interface LintInput {
   vllmVersion?: string;
   flashinferVersion?: string;
   cwd: string;
-  /** Record flags vLLM does not know as notes instead of failing (--allow-unknown-flags). */
+  /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
+  /** `--set NAME=VALUE` / `--env NAME=VALUE`: values for what launch files leave to run time. */
+  set?: Record<string, string>;
+  setEnv?: Record<string, string>;
 }
 
 export interface LintOutcome {
@@ -49,6 +52,8 @@ export function runLint(input: LintInput): LintOutcome {
     flashinferVersion: input.flashinferVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
+    set: input.set,
+    setEnv: input.setEnv,
   };
   const deployments: Deployment[] = [];
   const fileNotes: Located<string>[] = [];

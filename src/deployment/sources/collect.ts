@@ -13,7 +13,7 @@ import { isProductionStackValues, launchesFromProductionStack } from './helm-pro
 import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js';
 import { launchesFromKubernetesObject } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
-import { launchesFromShellFile } from './shell.js';
+import { launchesFromShellFile, type GivenValues } from './shell.js';
 import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
 import { locOf, mapGet, scalarText, seqItems, parseYamlFile, type YamlFile } from './yaml-positions.js';
 
@@ -33,12 +33,12 @@ export interface Collected {
   notes: Located<string>[];
 }
 
-export function collectLaunches(files: SourceFile[]): Collected {
+export function collectLaunches(files: SourceFile[], given?: GivenValues): Collected {
   const launches: LaunchCommand[] = [];
   const kserve: KserveObject[] = [];
   const notes: Located<string>[] = [];
   for (const f of files) {
-    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir));
+    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
       for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes));

@@ -13,7 +13,7 @@ import type { LaunchSource } from '../deployment.js';
 import { toToken, type ArgField } from './arg-field.js';
 import { entrypointForm, findLaunch, looksLikeVllmImage, type LaunchMatch } from './launch-start.js';
 import { newLaunch, type LaunchCommand } from './launch-command.js';
-import { launchesFromShell } from './shell.js';
+import { launchesFromShell, positionalFrom } from './shell.js';
 
 export interface EnvEntry {
   name: string;
@@ -76,6 +76,7 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
       locate: (o) => script.charAt?.(o) ?? script.at ?? { file: c.source.file, line: 1, column: 1 },
       env: launchEnv,
       unsetReason: c.unsetReason,
+      positional: positionalFrom(match.scriptArgs),
     });
   } else launches = [];
 

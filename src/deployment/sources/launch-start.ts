@@ -15,6 +15,8 @@ export interface LaunchMatch {
   tokens?: ArgToken[];
   /** A shell script the words run (`sh -c SCRIPT`): the caller parses it for launches. */
   script?: ArgField;
+  /** The words after SCRIPT: `$0`, then the positional parameters `$1 …` ("$@"). */
+  scriptArgs?: ArgField[];
   /** Environment set by wrappers (`env A=B`, `docker run -e`). */
   env: Map<string, Located<string>>;
   /** The wrappers start from an empty environment (a container, `env -i`): the outer env does not reach vLLM. */
@@ -63,9 +65,10 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       }
     }
     if (SHELLS.has(name)) {
-      const script = shellScriptArgument(words, i);
-      if (script) {
-        m.script = script;
+      const k = shellScriptArgument(words, i);
+      if (k !== undefined) {
+        m.script = words[k];
+        m.scriptArgs = words.slice(k + 1);
         return true;
       }
     }
@@ -146,15 +149,15 @@ function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined
   return undefined;
 }
 
-/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT` → SCRIPT. */
-function shellScriptArgument(words: ArgField[], i: number): ArgField | undefined {
+/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT` → the index of SCRIPT. */
+function shellScriptArgument(words: ArgField[], i: number): number | undefined {
   let sawC = false;
   for (let k = i + 1; k < words.length; k++) {
     const t = words[k].text;
     if (t === '-o' || t === '+o') k++;
     else if (/^[-+][a-zA-Z]+$/.test(t)) sawC ||= t.startsWith('-') && t.includes('c');
     else if (t.startsWith('--')) continue;
-    else return sawC ? words[k] : undefined;
+    else return sawC ? k : undefined;
   }
   return undefined;
 }
