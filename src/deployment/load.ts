@@ -45,6 +45,8 @@ export interface LoadResult {
   filesWithoutLaunch: string[];
   /** Remarks about files as a whole (e.g. a YAML document of no known format). */
   notes: Located<string>[];
+  /** What was recognised that is not a vLLM server launch (a benchmark client, an SGLang server …). */
+  notLaunches: Located<string>[];
 }
 
 const SUPPORTED =
@@ -60,7 +62,7 @@ export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult 
   const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
   const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
   const filesWithoutLaunch = [...collected.perFile].filter(([, n]) => n === 0).map(([path]) => path);
-  return { deployments, filesWithoutLaunch, notes: collected.notes };
+  return { deployments, filesWithoutLaunch, notes: collected.notes, notLaunches: collected.notLaunches };
 }
 
 /** Deployments of all launches in the files; a UserError when none of the files holds one. */
@@ -68,6 +70,13 @@ export function loadDeployments(paths: string[], opts: LoadOptions): Deployment[
   const result = loadLaunchFiles(paths, opts);
   if (result.deployments.length === 0) {
     const which = result.filesWithoutLaunch.join(', ');
+    const seen = result.notLaunches[0];
+    if (seen)
+      throw new UserError(`no vLLM server launch in ${which}: it runs ${seen.value}`, {
+        code: 'E_NOT_A_LAUNCH',
+        at: seen.at,
+        hint: 'lint checks server launches; give the file that starts the vLLM server (vllm serve …)',
+      });
     throw new UserError(`no vLLM launch found in ${which}`, {
       code: 'E_NO_LAUNCH',
       at: result.notes[0]?.at,
@@ -84,12 +93,19 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
   const match = findLaunch(tokens);
   // Not a launch we can find: the argv parser says precisely why (E_NOT_VLLM).
   if (!match) return assembleDeployment(newLaunch(source, tokens, opts.cwd), assembleOptions(opts));
+  if (match.notLaunch)
+    throw new UserError(`not a vLLM server launch: the command runs ${match.notLaunch.value}`, {
+      code: 'E_NOT_VLLM',
+      at: match.notLaunch.at,
+      hint: 'expected `vllm serve MODEL …` or `python -m vllm.entrypoints.openai.api_server --model MODEL …`',
+    });
   const env = new Map<string, Located<string>>();
   if (!match.envReplaced) for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
   for (const [k, v] of match.env) env.set(k, v);
   let launch: LaunchCommand | undefined;
   if (match.tokens) {
     launch = newLaunch(source, match.tokens, opts.cwd);
+    if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
     launch.env = env;
   } else if (match.script) {
     const script = match.script;

@@ -64,11 +64,14 @@ export function runLint(input: LintInput): LintOutcome {
     if (loaded.deployments.length === 0 && !input.argv?.length) loadDeployments(input.files, opts); // throws E_NO_LAUNCH
     deployments.push(...loaded.deployments);
     fileNotes.push(...loaded.notes);
+    for (const seen of loaded.notLaunches)
+      fileNotes.push({ value: `runs ${seen.value}: not checked`, ...(seen.at ? { at: seen.at } : {}) });
     for (const file of loaded.filesWithoutLaunch)
-      fileNotes.push({
-        value: `no vLLM launch found in ${file}: it was not checked`,
-        at: { file, line: 1, column: 1 },
-      });
+      if (!loaded.notLaunches.some((n) => n.at?.file === file))
+        fileNotes.push({
+          value: `no vLLM launch found in ${file}: it was not checked`,
+          at: { file, line: 1, column: 1 },
+        });
   }
   if (input.argv?.length) deployments.push(deploymentFromArgv(input.argv, opts));
   return { deployments, findings: lintDeployments(deployments), fileNotes };

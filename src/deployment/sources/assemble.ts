@@ -44,7 +44,10 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
     readFile: (p) => launch.files.get(resolve(p))?.text ?? readFileSync(p, 'utf8'),
     allowUnknown: opts.allowUnknownFlags ?? false,
     vllmVersion: versions.vllm?.value,
+    ...(launch.extraFlags ? { extraFlags: launch.extraFlags } : {}),
   });
+  if (!launch.role && parsed.args.get('is_prefill_worker')?.value === true) launch.role = 'prefill';
+  else if (!launch.role && parsed.args.get('is_decode_worker')?.value === true) launch.role = 'decode';
   const args = new Map<string, Located<unknown>>();
   for (const [dest, v] of parsed.args) {
     const keyAt = v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));

@@ -64,8 +64,14 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
 
   let launches: LaunchCommand[];
   const launchEnv = match.envReplaced ? new Map(match.env) : new Map([...env, ...match.env]);
+  if (match.notLaunch) {
+    const rec = newLaunch(c.source, [], c.baseDir);
+    rec.notLaunch = match.notLaunch;
+    return [rec];
+  }
   if (match.tokens) {
     const launch = newLaunch(c.source, match.tokens, c.baseDir);
+    if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
     launch.env = launchEnv;
     launches = [launch];
   } else if (match.script) {

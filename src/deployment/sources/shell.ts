@@ -242,8 +242,13 @@ class Interpreter {
     if (!match) return;
     const env = match.envReplaced ? new Map(match.env) : new Map([...outer, ...match.env]);
     const allNotes = dedupe([...notes, ...match.notes]);
-    if (match.tokens) {
+    if (match.notLaunch) {
+      const rec = newLaunch(this.ctx.source, [], this.ctx.baseDir);
+      rec.notLaunch = match.notLaunch;
+      this.launches.push(rec);
+    } else if (match.tokens) {
       const launch = newLaunch(this.ctx.source, match.tokens, this.ctx.baseDir);
+      if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
       launch.env = env;
       launch.files = new Map(this.files);
       launch.image = match.image;
