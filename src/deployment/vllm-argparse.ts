@@ -38,6 +38,7 @@ export function runArgparse(
   notes: Located<string>[],
   args: Map<string, ArgValue>,
   problems: FlagProblem[] = [],
+  choiceTable: { authoritative: boolean } = { authoritative: false },
 ): { positionals: PreparedToken[]; origins: Map<string, PreparedToken['origin']> } {
   const positionals: PreparedToken[] = [];
   const origins = new Map<string, PreparedToken['origin']>();
@@ -99,14 +100,19 @@ export function runArgparse(
     } else if (spec.kind === 'optional') {
       value = explicit;
     } else if (spec.kind === 'bool') {
-      if (explicit !== undefined) {
+      const legacyValue = explicit === undefined ? undefined : configBoolText(explicit);
+      if (legacyValue !== undefined) {
+        // vLLM < 0.11 had StoreBoolean flags that took --x=true / --x=false; BooleanOptionalAction refuses it.
+        notes.push({ value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`, at: tok.at });
+        if (choiceTable.authoritative) problems.push({ kind: 'unknown', option: `${name}=${explicit}`, ...(tok.at ? { at: tok.at } : {}), suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}` });
+        value = legacyValue;
+      } else if (explicit !== undefined) {
         throw new UserError(`argument ${name}: ignored explicit argument '${explicit}'`, {
           code: 'E_VLLM_ARGS',
           at: tok.at,
           hint: `${name} is an on/off switch: write ${longOptionOf(spec.dest)} to turn it on or --no-${longOptionOf(spec.dest).slice(2)} to turn it off`,
         });
-      }
-      value = !negated;
+      } else value = !negated;
     } else if (spec.kind === 'list') {
       const items: string[] = [];
       if (explicit !== undefined) items.push(explicit);
@@ -140,6 +146,11 @@ export function runArgparse(
     storeArg(spec, name, arg, tok, args, origins, notes, names);
   }
   return { positionals, origins };
+}
+
+function configBoolText(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  return t === 'true' ? true : t === 'false' ? false : undefined;
 }
 
 function resolveOption(
@@ -229,9 +240,14 @@ function unknownOption(
 /** `$NAME`, `${NAME}` (shell, Compose) or `$(NAME)` (Kubernetes) left unexpanded by a launch-file source. */
 const UNSET_VARIABLE = /^\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\}|\([A-Za-z_][\w.-]*\))$/;
 
+/** A shell expansion a launch-file source kept as written inside a value. */
+const SHELL_EXPANSION = /\$(?:\{|\(|[A-Za-z_0-9@*])/;
+
 /** A value token known only at run time: marked by its source, or a bare unexpanded variable. */
 function runtimeOf(tok: PreparedToken): RuntimeValue | undefined {
   if (tok.runtime) return tok.runtime;
+  // A Go / Helm template placeholder (`{{ .Values.tp }}`), filled in when the manifest is rendered.
+  if (tok.text.includes('{{')) return { text: tok.text, why: `${tok.text} is a template placeholder filled in when the manifest is rendered`, names: [] };
   if (!UNSET_VARIABLE.test(tok.text)) return undefined;
   const name = /[A-Za-z_][\w.-]*/.exec(tok.text)?.[0] ?? '';
   return { text: tok.text, why: `${tok.text} is not set in the launch file`, names: [name] };
@@ -243,7 +259,7 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
   // `--port $PORT` where the launch file leaves PORT to its caller (the sources keep such a
   // variable as written): the value is unknown, which is not a malformed value.
-  if (tok.runtime || (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))) {
+  if (tok.runtime || text.includes('{{') || (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))) {
     notes.push({ value: `${name} ${text}: the value is known only when the launch runs; unknown here`, at: tok.at });
     return text;
   }
@@ -267,6 +283,16 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
     case 'json': {
       const r = pythonJsonLoads(text);
       if ('error' in r && spec.orString) return text;
+      if ('error' in r && SHELL_EXPANSION.test(text)) {
+        // A JSON text with a shell expansion the source kept as written: its value is known only at run time.
+        notes.push({ value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`, at: tok.at });
+        return text;
+      }
+      if (!('error' in r) && typeof r.value === 'number' && Number.isInteger(r.value) && spec.dest === 'compilation_config') {
+        // vLLM releases where -O was --compilation-config took an optimization level as the value.
+        notes.push({ value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`, at: tok.at });
+        return { level: r.value };
+      }
       if ('error' in r) {
         throw bad(
           `invalid JSON: ${r.error}`,

@@ -119,7 +119,7 @@ function parseCore(
   prepared = normalizeSpelling(prepared);
   const merged = mergeDottedArgs(prepared);
   notes.push(...merged.notes);
-  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args, problems);
+  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args, problems, choice);
   if (problems.length && choice.note) notes.push({ value: choice.note });
   const model = resolveModel(
     positionals,

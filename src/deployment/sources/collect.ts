@@ -15,7 +15,9 @@ import { launchesFromKubernetesObject } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
 import { launchesFromShellFile, type GivenValues } from './shell.js';
 import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
+import { isDynamoGraph, launchesFromDynamoGraph } from './dynamo-graph.js';
 import { isKubeAiModel, launchesFromKubeAi } from './kubeai.js';
+import { isVllmRuntime, launchesFromVllmRuntime } from './production-stack-operator.js';
 import { isRayServeLlmConfig, launchesFromRayServe } from './ray-serve.js';
 import { isSkyPilotTask, launchesFromSkyPilot } from './skypilot.js';
 import { locOf, mapGet, scalarText, seqItems, parseYamlFile, type YamlFile } from './yaml-positions.js';
@@ -68,6 +70,8 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
   const kind = scalarText(y, mapGet(node, 'kind'));
   if (kind && mapGet(node, 'apiVersion')) {
     if (isKubeAiModel(y, node)) return launchesFromKubeAi(y, node, f.baseDir);
+    if (isVllmRuntime(y, node)) return launchesFromVllmRuntime(y, node, f.baseDir);
+    if (isDynamoGraph(y, node)) return launchesFromDynamoGraph(y, node, f.baseDir);
     if (KSERVE_KINDS.has(kind)) {
       kserve.push({ y, node, kind, baseDir: f.baseDir });
       return [];

@@ -173,7 +173,8 @@ class Interpreter {
       this.call(name, fn, fields.slice(1));
       return;
     }
-    if (name === 'shift') this.positional = this.positional?.slice(Number(fields[1]?.text ?? 1) || 1);
+    if (name === 'eval' && fields.length > 1) this.evalWords(c, fields.slice(1));
+    else if (name === 'shift') this.positional = this.positional?.slice(Number(fields[1]?.text ?? 1) || 1);
     else if (name === 'unset') for (const f of fields.slice(1)) this.vars.delete(f.text);
     else if (name === 'set') this.set(fields.slice(1).map((f) => f.text));
     else if (name === 'cat' || name === 'tee') this.heredocWrite(c, fields);
@@ -272,6 +273,25 @@ class Interpreter {
         this.launches.push(l);
       }
     }
+  }
+
+  /** `eval WORDS`: the words joined by spaces are run as a script, with this script's variables and "$@". */
+  private evalWords(c: SimpleCommand, fields: Field[]): void {
+    if ((this.ctx.depth ?? 0) >= MAX_DEPTH) return;
+    const text = fields.map((f) => f.text).join(' ');
+    const offsets = fields.flatMap((f, k) => (k ? [f.offsets[0] ?? c.start, ...f.offsets] : f.offsets));
+    const vars = new Map<string, Located<string>>();
+    for (const [n, v] of this.vars) if (!v.exported) vars.set(n, v.at ? { value: v.value, at: v.at } : { value: v.value });
+    const inner = launchesFromShell(text, {
+      ...this.ctx,
+      locate: (o) => this.ctx.locate(offsets[Math.min(o, offsets.length - 1)] ?? c.start),
+      env: this.exportedEnv(),
+      vars,
+      files: this.files,
+      depth: (this.ctx.depth ?? 0) + 1,
+      ...(this.positional ? { positional: this.positional } : {}),
+    });
+    this.launches.push(...inner);
   }
 
   private argField(f: Field, c: SimpleCommand): ArgField {
