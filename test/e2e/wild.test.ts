@@ -48,8 +48,8 @@ for (const r of rows)
     assert.equal(outcome.deployments.length, r.launches, r.file);
     assert.deepEqual(outcome.deployments.map((d) => d.role ?? null), r.roles, r.file);
     assert.deepEqual(outcome.deployments.map((d) => d.model?.value ?? null), r.models, r.file);
-    const definite = new Set(outcome.findings.filter((f) => f.severity === 'error').map((f) => f.hazard.id));
+    const definite = new Set<string>(outcome.findings.filter((f) => f.severity === 'error').map((f) => f.hazard.id));
     for (const id of r.mustFire ?? []) assert.ok(definite.has(id), `${r.file}: ${id} must fire`);
-    const fired = new Set(outcome.findings.map((f) => f.hazard.id));
+    const fired = new Set<string>(outcome.findings.map((f) => f.hazard.id));
     for (const id of r.mustNotFire ?? []) assert.ok(!fired.has(id), `${r.file}: ${id} must not fire`);
   });
