@@ -3,6 +3,7 @@
  * import time. Add a hazard by adding its file under catalog/ and one line here.
  */
 import type { Hazard } from './hazard.js';
+import { FL000 } from './catalog/FL000-flag-not-accepted.js';
 import { FL001 } from './catalog/FL001-swa-specdec-bf16q-fp8kv-trtllm.js';
 import { FL002 } from './catalog/FL002-bf16q-fp8kv-scale-bookkeeping.js';
 import { FL003 } from './catalog/FL003-trtllm-gen-multitoken-reduction-index.js';
@@ -34,6 +35,7 @@ function registry(list: Hazard[]): readonly Hazard[] {
 }
 
 export const hazards: readonly Hazard[] = registry([
+  FL000,
   FL001,
   FL002,
   FL003,
