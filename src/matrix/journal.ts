@@ -9,6 +9,7 @@ import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, r
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { CellResult } from './cell-result.js';
+import type { JobRecord } from './executors/job-record.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 export const JOURNAL_VERSION = 1;
@@ -16,6 +17,7 @@ export const JOURNAL_VERSION = 1;
 export type JournalRecord =
   | { type: 'run'; version: number; planFile: string; planHash: string; faultline: string; startedAt: string }
   | { type: 'reference'; url?: string; data: unknown; at: string }
+  | JobRecord
   | { type: 'cell'; cell: CellResult }
   | { type: 'resume'; at: string }
   | { type: 'done'; at: string };

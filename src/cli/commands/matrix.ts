@@ -18,6 +18,7 @@ import { formatAttributionJson, formatAttributionText } from '../../matrix/forma
 import { handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
 import { createLocalExecutor } from '../../matrix/local-executor.js';
+import { executorForPlan } from '../../matrix/executors/select.js';
 import { loadPlanFile } from '../../matrix/plan-load.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
@@ -48,10 +49,6 @@ function parallelOf(value: string | undefined, plan: MatrixPlan): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || n > 64)
     throw new UserError(`--parallel ${JSON.stringify(value)} must be an integer from 1 to 64`, { hint: 'servers run at once, e.g. --parallel 2' });
-  if (plan.executor.gpus && plan.executor.gpus.length !== n)
-    throw new UserError(`--parallel ${n} does not match the plan's executor.gpus (${plan.executor.gpus.length} slots)`, {
-      hint: 'give one CUDA_VISIBLE_DEVICES value per slot in executor.gpus, or leave --parallel out',
-    });
   return n;
 }
 
@@ -137,13 +134,20 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       const executor = createLocalExecutor({
         runDir,
         slots,
-        gpus: plan.executor.gpus,
         // launch.cwd is relative to the plan file (as paths in compose files are); default: where faultline runs
         cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
         health: plan.launch.health,
         readyTimeoutMs: plan.launch.readyTimeoutMs,
         stopTimeoutMs: plan.launch.stopTimeoutMs,
         baseEnv: io.env,
+      });
+      const cellExecutor = await executorForPlan(plan, executor, {
+        runDir,
+        cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
+        record: (r) => journal.append(r),
+        resumed,
+        slots,
+        env: io.env,
       });
       const progress = createProgress(io, { label: 'matrix', quiet: opts.quiet });
       const started = Date.now();
@@ -167,7 +171,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       try {
         const run = await runMatrix({
           plan,
-          executor,
+          executor: cellExecutor,
           probe: createEngineProbe({ confirm: plan.confirm, planDir }),
           journal,
           resumed,
