@@ -43,10 +43,9 @@ export interface SlurmExecutorOptions {
   record?: (record: JobRecord) => void;
   /** Records of the run being resumed: jobs of it still queued or running are re-attached to. */
   previous?: readonly { type: string }[];
+  /** How long a controller that does not answer is waited for before a cell gives up on it (default 2 minutes). */
+  unavailableLimitMs?: number;
 }
-
-/** How long a controller that does not answer is waited for before a cell gives up on it. */
-const UNAVAILABLE_LIMIT_MS = 120_000;
 /** Time Slurm gets, past the plan's stop timeout, to end a cancelled job (its KillWait, the epilog). */
 const END_GRACE_MS = 90_000;
 
@@ -195,7 +194,7 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
       };
     } catch (e) {
       if (!(e instanceof SlurmUnavailable)) throw e;
-      if (Date.now() - poller.lastAnswerAt > UNAVAILABLE_LIMIT_MS)
+      if (Date.now() - poller.lastAnswerAt > (options.unavailableLimitMs ?? 120_000))
         return { failure: `Slurm does not answer: ${e.message}` };
       return undefined; // no news this time
     }
