@@ -34,7 +34,7 @@ need_root() { [ "$(id -u)" -eq 0 ] || die "run as root (apt-get and the Slurm da
 live_pid() {
   local file="$1" name="$2" pid
   [ -r "$file" ] || return 1
-  pid="$(tr -dc '0-9' <"$file")"
+  pid="$(tr -dc '0-9' 2>/dev/null <"$file")" || return 1
   [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 1
   [ "$(cat "/proc/$pid/comm")" = "$name" ] || return 1
   grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" && return 1

@@ -315,7 +315,10 @@ confirm: 0
       .filter((r): r is JobRecord => r.type === 'job' && r.event === 'submitted');
     // the cell that re-attached launched nothing of its own (a later verification re-run of the same levels may)
     for (const a of adopted)
-      assert.ok(!submittedAfter.some((x) => x.cell === a.cell), `cell ${a.cell} re-attached to job ${a.job} and also submitted one`);
+      assert.ok(
+        !submittedAfter.some((x) => x.cell === a.cell),
+        `cell ${a.cell} re-attached to job ${a.job} and also submitted one`,
+      );
     assert.ok(submittedBefore.size >= 2);
     const ids = all
       .filter((r): r is Extract<JournalRecord, { type: 'cell' }> => r.type === 'cell')

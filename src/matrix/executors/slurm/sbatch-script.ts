@@ -45,16 +45,14 @@ export function shellWord(
   word: string,
   paths: Record<'cell_dir' | 'run_dir' | 'faultline_root', string>,
 ): string {
-  const parts = word.split(/(\{(?:port|host|cell_dir|run_dir|faultline_root)\})/);
-  const out = parts
+  const literal = word.replace(
+    /\{(cell_dir|run_dir|faultline_root)\}/g,
+    (_, name: keyof typeof paths) => paths[name],
+  );
+  const out = literal
+    .split(/(\{(?:port|host)\})/)
     .filter((p) => p !== '')
-    .map((p) => {
-      const name = /^\{(\w+)\}$/.exec(p)?.[1];
-      if (name === 'port' || name === 'host') return RUNTIME[name];
-      if (name === 'cell_dir' || name === 'run_dir' || name === 'faultline_root')
-        return shellQuote(paths[name]);
-      return shellQuote(p);
-    });
+    .map((p) => (p === '{port}' ? RUNTIME.port : p === '{host}' ? RUNTIME.host : shellQuote(p)));
   return out.length ? out.join('') : "''";
 }
 

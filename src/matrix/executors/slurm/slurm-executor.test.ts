@@ -10,7 +10,16 @@ import type { SlurmExecutorData } from '../executor-schema.js';
 import type { JobRecord } from '../job-record.js';
 import { createSlurmExecutor, type SlurmExecutorOptions } from './slurm-executor.js';
 
-const slurm: SlurmExecutorData = { kind: 'slurm', parallel: 2, time: '10', gres_per_gpu: 'gpu', sbatch_args: [], poll_s: 0.02, pending_timeout_s: 0.3, host: '127.0.0.1' };
+const slurm: SlurmExecutorData = {
+  kind: 'slurm',
+  parallel: 2,
+  time: '10',
+  gres_per_gpu: 'gpu',
+  sbatch_args: [],
+  poll_s: 0.02,
+  pending_timeout_s: 0.3,
+  host: '127.0.0.1',
+};
 const never = new AbortController().signal;
 
 function request(cellId: string, levels: Record<string, string> = { a: 'on' }): LaunchRequest {
@@ -25,19 +34,35 @@ async function healthyServer(t: { after(fn: () => unknown): void }): Promise<num
   return (server.address() as { port: number }).port;
 }
 
-function setup(t: { after(fn: () => unknown): void }, phases: (n: number) => Phase[], extra: Partial<SlurmExecutorOptions> = {}) {
+function setup(
+  t: { after(fn: () => unknown): void },
+  phases: (n: number) => Phase[],
+  extra: Partial<SlurmExecutorOptions> = {},
+) {
   const runDir = mkdtempSync(join(tmpdir(), 'fl-slurm-unit-'));
   t.after(() => rmSync(runDir, { recursive: true, force: true }));
   const fake = createFakeSlurm(phases);
   const records: JobRecord[] = [];
-  const executor = createSlurmExecutor({ runDir, slurm, health: '/health', readyTimeoutMs: 400, stopTimeoutMs: 200, commands: fake, record: (r) => records.push(r), ...extra });
+  const executor = createSlurmExecutor({
+    runDir,
+    slurm,
+    health: '/health',
+    readyTimeoutMs: 400,
+    stopTimeoutMs: 200,
+    commands: fake,
+    record: (r) => records.push(r),
+    ...extra,
+  });
   t.after(() => executor.close?.());
   return { runDir, fake, records, executor };
 }
 
 test('a job that gets its server healthy: the handle, the script kept in the cell directory, every step journaled', async (t) => {
   const port = await healthyServer(t);
-  const { runDir, fake, records, executor } = setup(t, () => [{ state: 'PENDING', reason: 'Resources', ms: 60 }, { state: 'RUNNING', port }]);
+  const { runDir, fake, records, executor } = setup(t, () => [
+    { state: 'PENDING', reason: 'Resources', ms: 60 },
+    { state: 'RUNNING', port },
+  ]);
   const r = await executor.launch(request('c001'), never);
   assert.ok(r.ok, JSON.stringify(r));
   assert.equal(r.server.baseUrl, `http://127.0.0.1:${port}`);
@@ -46,13 +71,20 @@ test('a job that gets its server healthy: the handle, the script kept in the cel
   assert.match(script, /#SBATCH --gres=gpu:2/);
   await r.server.stop();
   assert.deepEqual(fake.cancelled, [fake.submitted[0]]);
-  assert.deepEqual(records.map((x) => [x.event, x.state]), [['submitted', undefined], ['running', 'RUNNING'], ['ended', 'CANCELLED']]);
+  assert.deepEqual(
+    records.map((x) => [x.event, x.state]),
+    [
+      ['submitted', undefined],
+      ['running', 'RUNNING'],
+      ['ended', 'CANCELLED'],
+    ],
+  );
   assert.equal(records[1].schedulerTime, '2026-12-01T10:00:00');
   await r.server.stop(); // twice is fine
   assert.equal(fake.cancelled.length, 1);
 });
 
-test('each way a job ends before its server is healthy is its own outcome, with Slurm\'s word for it', async (t) => {
+test("each way a job ends before its server is healthy is its own outcome, with Slurm's word for it", async (t) => {
   const cases: [string, string][] = [
     ['COMPLETED', 'launch-failed'],
     ['FAILED', 'launch-failed'],
@@ -65,11 +97,17 @@ test('each way a job ends before its server is healthy is its own outcome, with 
     ['PREEMPTED', 'preempted'],
   ];
   for (const [state, outcome] of cases) {
-    const { executor, fake, records } = setup(t, () => [{ state: 'RUNNING', ms: 40 }, { state, reason: 'NonZeroExitCode' }]);
+    const { executor, fake, records } = setup(t, () => [
+      { state: 'RUNNING', ms: 40 },
+      { state, reason: 'NonZeroExitCode' },
+    ]);
     const r = await executor.launch(request('c001'), never);
     assert.ok(!r.ok);
     assert.equal(r.outcome, outcome, state);
-    assert.match(r.detail, new RegExp(`Slurm job \\d+ ended ${state} \\(NonZeroExitCode\\); JobState=${state} ExitCode=1:0`));
+    assert.match(
+      r.detail,
+      new RegExp(`Slurm job \\d+ ended ${state} \\(NonZeroExitCode\\); JobState=${state} ExitCode=1:0`),
+    );
     assert.deepEqual(fake.cancelled, [], 'an ended job is not cancelled');
     assert.equal(records.at(-1)?.event, 'ended');
     assert.equal(records.at(-1)?.state, state);
@@ -92,7 +130,7 @@ test('PENDING past pending_timeout_s is not-scheduled (and cancelled); RUNNING b
   assert.equal(silent.records.at(-1)?.state, 'CANCELLED');
 });
 
-test('a job ended under the probe (an outside scancel, a node failure, preemption) is the cell\'s fate', async (t) => {
+test("a job ended under the probe (an outside scancel, a node failure, preemption) is the cell's fate", async (t) => {
   const port = await healthyServer(t);
   for (const [state, outcome] of [
     ['CANCELLED', 'cancelled'],
@@ -117,7 +155,10 @@ test('sbatch refusing, a controller that stops answering, a job Slurm forgets: l
   assert.equal(a.outcome, 'launch-failed');
   assert.match(a.detail, /sbatch refused the job: .*Invalid partition name/);
 
-  const down = setup(t, () => [{ state: 'PENDING' }], { unavailableLimitMs: 150, slurm: { ...slurm, pending_timeout_s: 60 } });
+  const down = setup(t, () => [{ state: 'PENDING' }], {
+    unavailableLimitMs: 150,
+    slurm: { ...slurm, pending_timeout_s: 60 },
+  });
   down.fake.down = true;
   const b = await down.executor.launch(request('c001'), never);
   assert.ok(!b.ok);
@@ -136,14 +177,25 @@ test('resume: a job of the killed run still running is re-attached to (no second
   const port = await healthyServer(t);
   const first = setup(t, () => [{ state: 'RUNNING', port }]);
   // the killed run submitted three jobs; then faultline died (no ended records)
-  const jobs = await Promise.all(['c001', 'c002', 'c003'].map((id, i) => first.executor.launch(request(id, { a: String(i) }), never)));
+  const jobs = await Promise.all(
+    ['c001', 'c002', 'c003'].map((id, i) => first.executor.launch(request(id, { a: String(i) }), never)),
+  );
   assert.ok(jobs.every((j) => j.ok));
   const open = first.records.filter((r) => r.event === 'submitted');
   first.fake.force(first.fake.submitted[2], 'NODE_FAIL'); // this one died meanwhile
   const records: JobRecord[] = [];
   const runDir = mkdtempSync(join(tmpdir(), 'fl-slurm-unit-'));
   t.after(() => rmSync(runDir, { recursive: true, force: true }));
-  const resumed = createSlurmExecutor({ runDir, slurm, health: '/health', readyTimeoutMs: 400, stopTimeoutMs: 200, commands: first.fake, record: (r) => records.push(r), previous: open });
+  const resumed = createSlurmExecutor({
+    runDir,
+    slurm,
+    health: '/health',
+    readyTimeoutMs: 400,
+    stopTimeoutMs: 200,
+    commands: first.fake,
+    record: (r) => records.push(r),
+    previous: open,
+  });
   const again = await resumed.launch(request('c009', { a: '0' }), never);
   assert.ok(again.ok);
   assert.equal(first.fake.submitted.length, 3, 're-attached, not submitted again');
@@ -155,9 +207,17 @@ test('resume: a job of the killed run still running is re-attached to (no second
       ['adopted', first.fake.submitted[0], undefined],
     ],
   );
-  assert.ok(existsSync(join(first.runDir, 'cells/c001/job.sbatch')), 'the job keeps the directory of the cell that submitted it');
+  assert.ok(
+    existsSync(join(first.runDir, 'cells/c001/job.sbatch')),
+    'the job keeps the directory of the cell that submitted it',
+  );
   await again.server.stop();
   await resumed.close!();
-  assert.ok(first.fake.cancelled.includes(first.fake.submitted[1]), 'the job nothing re-attached to is cancelled when the run ends');
-  assert.ok(records.some((r) => r.event === 'ended' && r.job === first.fake.submitted[1] && r.state === 'CANCELLED'));
+  assert.ok(
+    first.fake.cancelled.includes(first.fake.submitted[1]),
+    'the job nothing re-attached to is cancelled when the run ends',
+  );
+  assert.ok(
+    records.some((r) => r.event === 'ended' && r.job === first.fake.submitted[1] && r.state === 'CANCELLED'),
+  );
 });
