@@ -19,14 +19,14 @@ factors:
       "2": { argv: [--pipeline-parallel-size, "2"], gpus: 2 }
 ${extra}`;
 
+/** The UserError the plan is refused with (assert.throws checks it is one). */
 function errorOf(text: string): UserError {
-  try {
-    parsePlan('plan.yaml', text);
-  } catch (e) {
-    if (e instanceof UserError) return e;
-    throw e;
-  }
-  assert.fail('expected a UserError');
+  let caught: unknown;
+  assert.throws(
+    () => parsePlan('plan.yaml', text),
+    (e) => ((caught = e), e instanceof UserError),
+  );
+  return caught as UserError;
 }
 
 test("a cell needs launch.gpus, or the product of its levels' gpus (TP × PP)", () => {

@@ -36,3 +36,37 @@ export function openJobs(records: readonly { type: string }[], executor: JobReco
   }
   return [...open.values()];
 }
+
+/**
+ * Jobs of an interrupted run that a resumed run re-attaches to instead of submitting anew,
+ * matched by the cell's levels (cell ids of unfinished cells are not kept across a resume).
+ */
+export class ReattachableJobs<J extends { cellDir: string }> {
+  private readonly byLevels = new Map<string, J>();
+
+  add(levels: Record<string, string>, job: J): void {
+    this.byLevels.set(JSON.stringify(levels), job);
+  }
+
+  /** The job left for these levels, once; journaled as re-attached to by `cellId`. */
+  take(
+    levels: Record<string, string>,
+    cellId: string,
+    jobName: (job: J) => string,
+    record: (r: Omit<JobRecord, 'type' | 'executor' | 'at'>) => void,
+  ): J | undefined {
+    const key = JSON.stringify(levels);
+    const job = this.byLevels.get(key);
+    if (!job) return undefined;
+    this.byLevels.delete(key);
+    record({ event: 'adopted', job: jobName(job), cell: cellId, levels, cellDir: job.cellDir });
+    return job;
+  }
+
+  /** What nothing re-attached to (the run cancels these when it ends). */
+  drain(): J[] {
+    const left = [...this.byLevels.values()];
+    this.byLevels.clear();
+    return left;
+  }
+}

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { Executor, LaunchRequest, LaunchResult, ServerFate } from '../../executor.js';
 import type { KubernetesExecutorData } from '../executor-schema.js';
-import { openJobs, type JobRecord } from '../job-record.js';
+import { openJobs, ReattachableJobs, type JobRecord } from '../job-record.js';
 import { runTag } from '../slurm/slurm-executor.js';
 import { cellState, type CellState, type JobView, type PodView } from './cell-state.js';
 import { CELL_LABEL, cellManifests, manifestsYaml, objectName, RUN_LABEL } from './manifests.js';
@@ -61,7 +61,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
   const tickMs = k.poll_s * 1000;
   const record = (r: Omit<JobRecord, 'type' | 'executor' | 'at'>): void =>
     options.record?.({ type: 'job', executor: 'kubernetes', ...r, at: nowIso() });
-  const adoptable = new Map<string, Cell>();
+  const adoptable = new ReattachableJobs<Cell>();
   const ready = findAdoptable();
 
   async function findAdoptable(): Promise<void> {
@@ -69,7 +69,7 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
       const job = await batch.readNamespacedJob({ name: j.job, namespace }).catch(() => undefined);
       const state = job ? cellState(job as JobView, await podsOf(j.cell.toLowerCase())) : undefined;
       if (state && state.kind !== 'ended' && j.levels && j.cellDir)
-        adoptable.set(JSON.stringify(j.levels), {
+        adoptable.add(j.levels, {
           name: j.job,
           cell: j.cell,
           cellDir: j.cellDir,
@@ -223,18 +223,8 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
       await ready;
       if (signal.aborted)
         return { ok: false, outcome: 'launch-failed', detail: 'interrupted before the Job was created' };
-      const key = JSON.stringify(request.levels);
-      let c = adoptable.get(key);
-      if (c) {
-        adoptable.delete(key);
-        record({
-          event: 'adopted',
-          job: c.name,
-          cell: request.cellId,
-          levels: request.levels,
-          cellDir: c.cellDir,
-        });
-      } else {
+      let c = adoptable.take(request.levels, request.cellId, (x) => x.name, record);
+      if (!c) {
         const created = await create(request);
         if ('error' in created) return { ok: false, outcome: 'launch-failed', detail: created.error };
         c = created;
@@ -257,9 +247,9 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
     },
     async close(): Promise<void> {
       await ready;
-      const leftover = [...adoptable.values()];
-      adoptable.clear();
-      await Promise.all(leftover.map((c) => end(c, 'deleted by faultline (nothing re-attached to it)')));
+      await Promise.all(
+        adoptable.drain().map((c) => end(c, 'deleted by faultline (nothing re-attached to it)')),
+      );
       // whatever else carries the run's label (a crash between create and record)
       const selector = `${RUN_LABEL}=${tag}`;
       await batch

@@ -123,3 +123,30 @@ test('labels own every object of the run; a Kueue queue adds its label and a sus
   assert.equal(objectName('AB12', 'C_001'), 'fl-ab12-c-001');
   assert.ok(objectName('x'.repeat(80), 'c001').length <= 63);
 });
+
+test('the cells of examples/kubernetes/matrix.yaml validate too (its most-enabled launch, with JSON-valued flags)', async () => {
+  const { loadPlanFile } = await import('../../plan-load.js');
+  const { buildLaunch } = await import('../../launch-spec.js');
+  const { configLevels } = await import('../../space.js');
+  const plan = loadPlanFile(
+    fileURLToPath(new URL('../../../../examples/kubernetes/matrix.yaml', import.meta.url)),
+  );
+  assert.equal(plan.executor.kind, 'kubernetes');
+  if (plan.executor.kind !== 'kubernetes') return;
+  const v = validator();
+  for (const config of [plan.baseline, plan.space.levels.map((l) => l.length - 1)]) {
+    const spec = buildLaunch(plan, config);
+    const m = cellManifests({
+      cellId: 'c001',
+      runTag: 'ab12cd34',
+      levels: configLevels(plan.space, config),
+      argv: spec.argv,
+      env: spec.env,
+      gpus: spec.gpus,
+      health: plan.launch.health,
+      kubernetes: plan.executor,
+    });
+    assert.equal(v.job(m.job), true, JSON.stringify(v.job.errors));
+    assert.equal(v.service(m.service), true, JSON.stringify(v.service.errors));
+  }
+});

@@ -97,5 +97,5 @@ export function cellManifests(input: CellManifestInput): CellManifests {
 
 /** Both objects as one YAML stream (the dry run's output; `kubectl apply -f` reads it). */
 export function manifestsYaml(m: CellManifests): string {
-  return `${stringify(m.job)}---\n${stringify(m.service)}`;
+  return `${stringify(m.job, { aliasDuplicateObjects: false })}---\n${stringify(m.service, { aliasDuplicateObjects: false })}`;
 }

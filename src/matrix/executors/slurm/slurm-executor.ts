@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../../core/package-root.js';
 import type { Executor, LaunchFailure, LaunchRequest, LaunchResult, ServerFate } from '../../executor.js';
 import type { SlurmExecutorData } from '../executor-schema.js';
-import { openJobs, type JobRecord } from '../job-record.js';
+import { openJobs, ReattachableJobs, type JobRecord } from '../job-record.js';
 import { endpointFile, renderCellScript, SCRIPT_FILE } from './sbatch-script.js';
 import {
   createSlurmCommands,
@@ -106,7 +106,7 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
   const live = new Set<string>();
   const cancelAllNow = (): void => commands.cancelNow([...live]);
   process.on('exit', cancelAllNow);
-  const adoptable = new Map<string, Job>();
+  const adoptable = new ReattachableJobs<Job>();
   const ready = findAdoptable();
 
   /** Jobs of the interrupted run still queued or running, by levels; the rest are journaled as ended. */
@@ -122,7 +122,7 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
     for (const j of open) {
       const state = states.get(j.job);
       if (state && !isTerminal(state.state) && j.levels && j.cellDir) {
-        adoptable.set(JSON.stringify(j.levels), { id: j.job, cell: j.cell, cellDir: j.cellDir });
+        adoptable.add(j.levels, { id: j.job, cell: j.cell, cellDir: j.cellDir });
         live.add(j.job);
       } else
         record({
@@ -318,18 +318,8 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
       await ready;
       if (signal.aborted)
         return { ok: false, outcome: 'launch-failed', detail: 'interrupted before submission' };
-      const key = JSON.stringify(request.levels);
-      let job = adoptable.get(key);
-      if (job) {
-        adoptable.delete(key);
-        record({
-          event: 'adopted',
-          job: job.id,
-          cell: request.cellId,
-          levels: request.levels,
-          cellDir: job.cellDir,
-        });
-      } else {
+      let job = adoptable.take(request.levels, request.cellId, (j) => j.id, record);
+      if (!job) {
         const submitted = await submit(request);
         if ('error' in submitted) return { ok: false, outcome: 'launch-failed', detail: submitted.error };
         job = submitted;
@@ -354,9 +344,7 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
     },
     async close(): Promise<void> {
       await ready;
-      const leftover = [...adoptable.values()];
-      adoptable.clear();
-      await Promise.all(leftover.map((j) => end(j)));
+      await Promise.all(adoptable.drain().map((j) => end(j)));
       process.off('exit', cancelAllNow);
     },
   };
