@@ -5,6 +5,7 @@
  * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
  */
 import type { Located } from '../core/located.js';
+import type { ArgToken } from './argv-token.js';
 import type { ArgValue } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
@@ -69,6 +70,8 @@ export interface Deployment {
   engine: 'vllm' | 'sglang';
   /** Where the launch command starts (the `vllm` / `python` token). */
   at?: Located<string>['at'];
+  /** The launch's argv words as its source wrote them, each located (lint --suggest rewrites them). */
+  argv?: ArgToken[];
   /** The model argument (positional of `vllm serve`, or --model). */
   model?: Located<string>;
   /**

@@ -24,6 +24,7 @@ export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition
 }
 
 export function evaluateHazard(h: Hazard, d: Deployment): Finding | undefined {
+  if (!h.engines.includes(d.engine)) return undefined;
   const conditions = evaluateConditions(h, d);
   if (conditions.some((c) => c.status === 'not-met')) return undefined;
   const unknown = conditions.filter((c) => c.status === 'unknown');

@@ -59,6 +59,7 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
     source: launch.source,
     engine: 'vllm',
     ...located(relocate(parsed.at) ?? launch.tokens[0]?.at),
+    argv: launch.tokens.map((t) => ({ text: t.text, ...located(relocate(t.at)) })),
     ...(model ? { model } : {}),
     args,
     env: launch.env,

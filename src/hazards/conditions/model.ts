@@ -9,7 +9,6 @@ import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asBool, asInt, show } from './args.js';
 import { noModelFacts } from './no-model-facts.js';
 
-
 export function slidingWindowLayers(): Condition {
   return {
     name: 'sliding-window-layers',
@@ -95,8 +94,7 @@ export function attentionSinks(): Condition {
     description: 'the model uses attention sinks (gpt-oss)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f)
-        return noModelFacts(d, 'whether it has attention sinks');
+      if (!f) return noModelFacts(d, 'whether it has attention sinks');
       return f.modelType?.startsWith('gpt_oss')
         ? {
             status: 'met',

@@ -3,8 +3,8 @@
  * argument located at its own line of a pretend launch file so tests can check where findings point.
  * Used only by tests (the catalog never imports it).
  */
-import type { Located } from '../../core/located.js';
-import type { Deployment, LayerKind, ModelFacts } from '../../deployment/deployment.js';
+import type { Located } from '../../../src/core/located.js';
+import type { Deployment, LayerKind, ModelFacts } from '../../../src/deployment/deployment.js';
 
 export const TEST_FILE = 'launch.sh';
 
