@@ -2,15 +2,13 @@
  * The Slurm executor against a real Slurm (scripts/slurm-local.sh's one-node cluster; .ci/run
  * starts it). Skipped, loudly, on a machine without a cluster; under CI a missing cluster fails.
  *
- * - the seed case through Slurm: faultline matrix (the real CLI, the real engine) finds
- *   {kv_cache=fp8, speculative=k7, q_quantization=disabled} with two cell jobs running at once
- *   by Slurm's own clock, and leaves nothing in squeue;
  * - faults, each its own recorded outcome and never a pass: a job kept PENDING past the plan's
  *   limit (not-scheduled), a server that never gets healthy (timeout), a cell's job killed with
  *   scancel while it was probed (cancelled), the node's slurmd stopped under a cell (node-failed);
  * - faultline SIGKILLed mid-run: its jobs run on, --resume re-attaches to them and finishes with
  *   the same answer, and no job of the run is left in squeue.
- * Fault tests use a stand-in server (test/fixtures/matrix/stand-in-server.mjs) to stay quick.
+ * They use a stand-in server (test/fixtures/matrix/stand-in-server.mjs) to stay quick; the seed
+ * case through Slurm, with the real CLI and engine, is test/slow/slurm-matrix.test.ts.
  * One file, run in order, holding the cluster lock: the node-failure test stops slurmd.
  */
 import assert from 'node:assert/strict';
@@ -18,9 +16,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { AttributionReport } from '../../src/matrix/attribution.js';
 import type { MatrixProbe } from '../../src/matrix/cell-probe.js';
 import { executorForPlan } from '../../src/matrix/executors/select.js';
 import type { JobRecord } from '../../src/matrix/executors/job-record.js';
@@ -29,7 +26,7 @@ import type { JournalRecord } from '../../src/matrix/journal.js';
 import { createLocalExecutor, freePort } from '../../src/matrix/local-executor.js';
 import { parsePlan } from '../../src/matrix/plan-load.js';
 import { runMatrix, type MatrixRun } from '../../src/matrix/run.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { repoRoot } from '../helpers/cli.js';
 import {
   assertSlurmUp,
   jobState,
@@ -37,26 +34,18 @@ import {
   scancel,
   skipUnlessSlurm,
   slurmLocal,
-  withClusterLock,
+  holdClusterLockForFile,
 } from '../helpers/slurm-cluster.js';
 
 const standIn = fileURLToPath(new URL('../fixtures/matrix/stand-in-server.mjs', import.meta.url));
 const runParent = fileURLToPath(new URL('../fixtures/slurm/run-parent.ts', import.meta.url));
-const smallPlan = fileURLToPath(new URL('../fixtures/slurm/small.yaml', import.meta.url));
 const tsxLoader = import.meta.resolve('tsx');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const { skip } = skipUnlessSlurm();
 const slow = { skip, timeout: 900_000 };
 
-// one test file at a time on the cluster (across worktrees too): taken before the first test
-let release: (() => void) | undefined;
-before(async () => {
-  if (skip) return;
-  await new Promise<void>((taken) => {
-    void withClusterLock(() => new Promise<void>((done) => ((release = done), taken())));
-  });
-});
-after(() => release?.());
+// one test file at a time on the cluster (across worktrees too)
+holdClusterLockForFile(skip);
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -325,65 +314,6 @@ confirm: 0
       .map((r) => r.cell.id);
     assert.equal(new Set(ids).size, ids.length, `a cell was journaled twice: ${ids.join(' ')}`);
     assert.deepEqual(queuedJobsOf(tag), [], 'no job of the run is left in squeue');
-  },
-);
-
-/** Cell jobs (not the reference) running at the same time, by Slurm's own start and end times. */
-function mostCellJobsAtOnce(records: JobRecord[]): number {
-  const spans = new Map<string, { cell: string; start?: string; end?: string }>();
-  for (const r of records) {
-    const s = spans.get(r.job) ?? { cell: r.cell };
-    if (r.event === 'running' && r.schedulerTime && !s.start) s.start = r.schedulerTime;
-    if (r.event === 'ended' && r.schedulerTime) s.end = r.schedulerTime;
-    if (r.event === 'submitted') s.cell = r.cell;
-    spans.set(r.job, s);
-  }
-  const cells = [...spans.values()].filter((s) => s.cell !== 'reference' && s.start && s.end);
-  let most = 0;
-  for (const s of cells)
-    most = Math.max(most, cells.filter((o) => o.start! <= s.start! && s.start! < o.end!).length);
-  return most;
-}
-
-test(
-  'faultline matrix through Slurm finds {kv_cache=fp8, speculative=k7, q_quantization=disabled}, two cell jobs at once, squeue empty after',
-  slow,
-  async (t) => {
-    assertSlurmUp();
-    const runDir = join(scratch(), 'run');
-    const started = Date.now();
-    const r = await runCli(['matrix', smallPlan, '--out', runDir, '--format', 'json', '--quiet'], {
-      timeoutMs: 880_000,
-    });
-    t.diagnostic(`the Slurm e2e plan: ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    assert.equal(r.code, 1, `exit 1 = corruption found\n${r.stderr.slice(-3000)}`);
-    const report = JSON.parse(r.stdout) as AttributionReport;
-    const verified = report.interactions.filter((i) => i.status === 'verified');
-    assert.deepEqual(
-      verified.map((i) => i.interaction),
-      [{ kv_cache: 'fp8', speculative: 'k7', q_quantization: 'disabled' }],
-    );
-    assert.ok(report.notInvolved.some((n) => n.factor === 'enforce_eager'));
-    const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as JournalRecord);
-    const jobs = journal.filter((x): x is JobRecord => x.type === 'job');
-    const cells = journal.filter((x) => x.type === 'cell');
-    assert.equal(
-      new Set(jobs.filter((j) => j.event === 'submitted').map((j) => j.job)).size,
-      cells.length + 1,
-      'one job per cell, and the reference',
-    );
-    const most = mostCellJobsAtOnce(jobs);
-    t.diagnostic(`cell jobs running at once (Slurm's clock): ${most}`);
-    assert.ok(most >= 2, `at most ${most} cell job(s) ran at once`);
-    assert.ok(
-      jobs.filter((j) => j.event === 'ended').every((j) => j.state === 'CANCELLED'),
-      'every job was ended by faultline, after its cell',
-    );
-    assert.match(readFileSync(join(runDir, 'cells/c001/job.sbatch'), 'utf8'), /#SBATCH --gres=gpu:1/);
-    assert.deepEqual(queuedJobsOf(runTag(runDir)), [], 'squeue holds no job of the run');
   },
 );
 

@@ -12,6 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { repoRoot } from './cli.js';
 
 export const SLURM_LOCAL = join(repoRoot, 'scripts/slurm-local.sh');
@@ -115,4 +116,16 @@ export function slurmLocal(command: 'start' | 'stop-node'): void {
 export function scancel(id: string): void {
   const r = run('scancel', [id]);
   if (!r.ok) throw new Error(`scancel ${id}: ${r.out}`);
+}
+
+/** Holds the cluster lock from before the file's first test to after its last (nothing when skipped). */
+export function holdClusterLockForFile(skip: string | false): void {
+  let release: (() => void) | undefined;
+  before(async () => {
+    if (skip) return;
+    await new Promise<void>((taken) => {
+      void withClusterLock(() => new Promise<void>((done) => ((release = done), taken())));
+    });
+  });
+  after(() => release?.());
 }
