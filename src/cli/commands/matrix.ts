@@ -83,7 +83,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
     .argument('<plan>', 'the matrix plan (YAML; schema/matrix-plan.schema.json)')
     .option('--out <dir>', 'run directory for the journal and per-cell logs (default: ./faultline-matrix-<time>)')
     .option('--resume <dir>', 'continue an interrupted run: finished cells are not run again')
-    .option('--dry-run', 'print the plan and the covering array without launching anything')
+    .option('--dry-run', "print the plan and the covering array (and, for a Slurm or Kubernetes executor, each cell's sbatch script or Job and Service) without launching anything")
     .option('--parallel <n>', "servers at once (default: the plan's executor.parallel)")
     .option('--format <format>', 'text or json', 'text')
     .option('--quiet', 'plain progress lines, no live line')
