@@ -177,6 +177,7 @@ export const VLLM_FLAGS: readonly FlagSpec[] = [
   b('enable_prefix_caching'), s('prefix_caching_hash_algo'),
   b('calculate_kv_scales', { note: 'deprecated in vLLM (CacheConfig says "will be removed in v0.19") and gone from main' }),
   b('kv_sharing_fast_prefill'), s('mamba_cache_dtype'), s('mamba_ssm_cache_dtype'),
+  c('mamba_cache_mode', ['all', 'align', 'none']),
   f('kv_offloading_size'), s('kv_offloading_backend'),
   // --- multimodal ----------------------------------------------------------------------------
   j('limit_mm_per_prompt'), j('media_io_kwargs'), j('mm_processor_kwargs'), f('mm_processor_cache_gb'),

@@ -29,3 +29,24 @@ export function fullCudaGraphs(): Condition {
     },
   };
 }
+
+/** Any CUDA-graph capture (FULL or PIECEWISE): not --enforce-eager and cudagraph_mode is not NONE. */
+export function cudaGraphsOn(): Condition {
+  return {
+    name: 'cuda-graphs',
+    description:
+      'CUDA graphs are captured (no --enforce-eager, compilation_config.cudagraph_mode is not NONE)',
+    check(d: Deployment): ConditionResult {
+      const eager = arg(d, 'enforce_eager');
+      if (eager && asBool(eager.value) === true)
+        return { status: 'not-met', detail: '--enforce-eager: no CUDA graphs', at: eager.at };
+      const mode = subArg(d, 'compilation_config', 'cudagraph_mode');
+      const m = asString(mode?.value)?.toUpperCase();
+      if (m === 'NONE')
+        return { status: 'not-met', detail: 'compilation_config.cudagraph_mode=NONE', at: mode?.at };
+      return m
+        ? { status: 'met', detail: `compilation_config.cudagraph_mode=${m}`, at: mode?.at }
+        : { status: 'met', detail: 'CUDA graphs are on by default (cudagraph_mode FULL_AND_PIECEWISE)' };
+    },
+  };
+}

@@ -43,3 +43,29 @@ export function v2ModelRunner(): Condition {
     },
   };
 }
+
+/** The V1 model runner: VLLM_USE_V2_MODEL_RUNNER is 0, or unknown when it is not set. */
+export function v1ModelRunner(): Condition {
+  return {
+    name: 'v1-model-runner',
+    description: 'the V1 model runner is in use (VLLM_USE_V2_MODEL_RUNNER is not 1)',
+    check(d: Deployment): ConditionResult {
+      const e = env(d, 'VLLM_USE_V2_MODEL_RUNNER');
+      const on = asBool(e?.value);
+      if (on === true)
+        return {
+          status: 'not-met',
+          detail: `VLLM_USE_V2_MODEL_RUNNER=${e?.value}: the V2 runner`,
+          at: e?.at,
+        };
+      if (on === false)
+        return { status: 'met', detail: `VLLM_USE_V2_MODEL_RUNNER=${e?.value}: the V1 runner`, at: e?.at };
+      return {
+        status: 'unknown',
+        detail:
+          'VLLM_USE_V2_MODEL_RUNNER is not set; which runner a given release uses by default is not established',
+        at: e?.at,
+      };
+    },
+  };
+}
