@@ -8,28 +8,17 @@
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
-import { arg, asBool, asInt, asString, env, show } from './args.js';
+import { arg, asBool, asString, env, show } from './args.js';
+import { enforcedEager } from './cudagraphs.js';
+import { sizeAtLeast } from './tensor-parallel.js';
 
-export function decodeContextParallel(): Condition {
-  return {
+export const decodeContextParallel = (): Condition =>
+  sizeAtLeast({
     name: 'decode-context-parallel',
-    description: 'decode context parallelism is on (--decode-context-parallel-size ≥ 2)',
-    check(d: Deployment): ConditionResult {
-      const a = arg(d, 'decode_context_parallel_size');
-      if (!a) return { status: 'not-met', detail: '--decode-context-parallel-size is unset (1)' };
-      const n = asInt(a.value);
-      if (n === undefined)
-        return {
-          status: 'unknown',
-          detail: `--decode-context-parallel-size ${show(a.value)} is not a number`,
-          at: a.at,
-        };
-      return n >= 2
-        ? { status: 'met', detail: `--decode-context-parallel-size ${n}`, at: a.at }
-        : { status: 'not-met', detail: `--decode-context-parallel-size ${n}`, at: a.at };
-    },
-  };
-}
+    dest: 'decode_context_parallel_size',
+    min: 2,
+    what: 'decode context parallelism is on',
+  });
 
 export function breakableCudaGraphs(opts: { autoForModelTypes: string[] }): Condition {
   return {
@@ -37,9 +26,8 @@ export function breakableCudaGraphs(opts: { autoForModelTypes: string[] }): Cond
     description:
       'breakable CUDA graphs are on (VLLM_USE_BREAKABLE_CUDAGRAPH=1, which vLLM turns on by itself for DeepSeek-V4)',
     check(d: Deployment): ConditionResult {
-      const eager = arg(d, 'enforce_eager');
-      if (eager && asBool(eager.value) === true)
-        return { status: 'not-met', detail: '--enforce-eager: no CUDA graphs', at: eager.at };
+      const eager = enforcedEager(d);
+      if (eager) return eager;
       const e = env(d, 'VLLM_USE_BREAKABLE_CUDAGRAPH');
       const on = asBool(e?.value);
       if (e && on !== undefined)
