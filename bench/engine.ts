@@ -19,7 +19,7 @@ import type { ModelConfig } from '../src/engine/config.js';
 import { Engine } from '../src/engine/engine.js';
 import type { KvDtype } from '../src/engine/kv-cache/cache.js';
 import { loadModel } from '../src/engine/load-model.js';
-import { randomModel, tinyConfig } from '../src/engine/random-init.js';
+import { randomModel, tinyConfig } from '../src/engine/testing/random-init.js';
 import { argmax, GREEDY } from '../src/engine/sampling.js';
 import { Scheduler } from '../src/engine/scheduler.js';
 import { specConfig } from '../src/engine/spec/config.js';

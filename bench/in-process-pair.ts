@@ -15,7 +15,7 @@ import type { Model } from '../src/engine/model.js';
 import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
 import { singleSequenceEngine } from '../src/engine/single-sequence-engine.js';
 import { specConfig } from '../src/engine/spec/config.js';
-import { speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
+import { speculativeGenerate } from '../src/engine/testing/speculative-generate.js';
 import { createByteTokenizer } from '../src/engine/tokenizer.js';
 import type { Generation, ScoredToken } from '../src/oracle/types.js';
 import type { LengthPlan } from '../src/probe/suites.js';

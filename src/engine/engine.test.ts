@@ -12,7 +12,7 @@ import { createReferenceBackend } from './attention/reference.js';
 import { Engine, splitDecodesAndPrefills, type EngineOptions } from './engine.js';
 import type { KvDtype } from './kv-cache/cache.js';
 import type { Precision } from './model.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 
 const scales = [
   { q: 0.02, k: 0.01, v: 0.015 },

@@ -4,7 +4,7 @@ import { tokensFromArgv } from '../deployment/argv-token.js';
 import { parseVllmArgs } from '../deployment/vllm-args.js';
 import { isUserError } from '../core/errors.js';
 import { ENGINE_FLAG_SPECS, resolveEngineSettings } from './flags.js';
-import { tinyConfig } from './random-init.js';
+import { tinyConfig } from './testing/random-init.js';
 
 const own = new Set(['prompt']);
 function resolve(argv: string[], declaresFp8 = true) {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBackend, presetSettings, type AttentionSettings } from './emulate.js';
 import { Engine } from './engine.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 import { GREEDY } from './sampling.js';
 import { Scheduler } from './scheduler.js';
 import type { EmittedToken } from './sequence.js';
@@ -197,7 +197,7 @@ test('a process whose parallel engine is never closed still exits by itself (the
       script,
       `import { Engine } from ${url('./engine.ts')};
        import { createBackend, presetSettings } from ${url('./emulate.ts')};
-       import { randomModel, tinyConfig } from ${url('./random-init.ts')};
+       import { randomModel, tinyConfig } from ${url('./testing/random-init.ts')};
        const attention = presetSettings('reference');
        const e = new Engine(randomModel(tinyConfig(), { seed: 1 }), { precision: 'bf16', kvDtype: 'bf16', pageSize: 16, cacheKind: 'paged', backend: createBackend(attention), parallel: { threads: 2, attention } });
        if (!(await e.startThreads())) throw new Error('no worker');

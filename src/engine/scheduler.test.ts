@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createReferenceBackend } from './attention/reference.js';
 import { Engine } from './engine.js';
 import { generate } from './generate.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 import { GREEDY } from './sampling.js';
 import { Scheduler } from './scheduler.js';
 import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from './sequence.js';

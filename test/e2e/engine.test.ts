@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createReferenceBackend } from '../../src/engine/attention/reference.js';
 import { Engine } from '../../src/engine/engine.js';
 import { generate } from '../../src/engine/generate.js';
-import { randomModel, tinyConfig, writeModelDir } from '../../src/engine/random-init.js';
+import { randomModel, tinyConfig, writeModelDir } from '../../src/engine/testing/random-init.js';
 import { GREEDY } from '../../src/engine/sampling.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIO } from '../../src/cli/io.js';

@@ -12,10 +12,10 @@ import assert from 'node:assert/strict';
 import { createBackend, presetSettings, type EmulationPreset } from '../emulate.js';
 import { Engine } from '../engine.js';
 import { generate } from '../generate.js';
-import { randomModel, tinyConfig } from '../random-init.js';
+import { randomModel, tinyConfig } from '../testing/random-init.js';
 import { GREEDY } from '../sampling.js';
 import { specConfig, type SpecMethod } from './config.js';
-import { speculativeGenerate } from './speculative-generate.js';
+import { speculativeGenerate } from '../testing/speculative-generate.js';
 
 const scales = [
   { q: 1, k: 0.02, v: 0.015 },

@@ -6,13 +6,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRng } from '../core/rng.js';
-import { writeSafetensors } from '../tensors/safetensors.js';
-import { fromFloat32, type Tensor } from '../tensors/tensor.js';
-import { roundToBf16 } from '../numerics/bf16.js';
-import type { ModelConfig } from './config.js';
-import type { Model } from './model.js';
-import type { AttentionScales, LayerWeights, MtpWeights } from './weights.js';
+import { createRng } from '../../core/rng.js';
+import { writeSafetensors } from '../../tensors/safetensors.js';
+import { fromFloat32, type Tensor } from '../../tensors/tensor.js';
+import { roundToBf16 } from '../../numerics/bf16.js';
+import type { ModelConfig } from '../config.js';
+import type { Model } from '../model.js';
+import type { AttentionScales, LayerWeights, MtpWeights } from '../weights.js';
 
 /** A small Gemma-like config; override any field. Defaults: 2 sliding layers + 1 full, window 16. */
 export function tinyConfig(overrides: Partial<ModelConfig> = {}): ModelConfig {

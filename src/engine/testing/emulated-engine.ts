@@ -3,10 +3,10 @@
  * whether FlashInfer's Q quantization is disabled, and k speculative tokens — BF16 math, 16-token
  * pages (the trained model's serving shape).
  */
-import { createBackend, presetSettings, type EmulationPreset } from './emulate.js';
-import { Engine } from './engine.js';
-import type { KvDtype } from './kv-cache/cache.js';
-import type { Model } from './model.js';
+import { createBackend, presetSettings, type EmulationPreset } from '../emulate.js';
+import { Engine } from '../engine.js';
+import type { KvDtype } from '../kv-cache/cache.js';
+import type { Model } from '../model.js';
 
 export interface EmulatedSetting {
   preset: EmulationPreset;
