@@ -80,8 +80,9 @@ export const FL026 = defineHazard({
   },
   references: [
     {
-      title: 'vLLM blog: The State of FP8 KV-Cache and Attention Quantization in vLLM (2026-04-22)',
-      url: 'https://vllm.ai/blog/fp8-kvcache',
+      title:
+        'vLLM blog: The State of FP8 KV-Cache and Attention Quantization in vLLM (2026-04-22; vllm-project/vllm-project.github.io PR #195)',
+      url: 'https://github.com/vllm-project/vllm-project.github.io/pull/195',
     },
     {
       title:
