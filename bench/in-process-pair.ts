@@ -14,7 +14,7 @@ import { generate } from '../src/engine/generate.js';
 import type { Model } from '../src/engine/model.js';
 import { GREEDY, logSoftmax } from '../src/engine/sampling.js';
 import { singleSequenceEngine } from '../src/engine/single-sequence-engine.js';
-import { specConfig } from '../src/engine/spec/config.js';
+import { specConfig } from '../src/engine/speculative/config.js';
 import { speculativeGenerate } from '../src/engine/testing/speculative-generate.js';
 import { createByteTokenizer } from '../src/engine/tokenizer.js';
 import type { Generation, ScoredToken } from '../src/oracle/types.js';

@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { emulatedEngine, type EmulatedSetting } from '../src/engine/testing/emulated-engine.js';
 import { loadModel } from '../src/engine/load-model.js';
-import { specConfig, type SpecConfig } from '../src/engine/spec/config.js';
+import { specConfig, type SpecConfig } from '../src/engine/speculative/config.js';
 import { meanAcceptanceLength, speculativeGenerate } from '../src/engine/testing/speculative-generate.js';
 import { excessRepetition, findRepeatedSpans } from '../src/oracle/repetition.js';
 import { numberArg } from './args.js';

@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { segmentBounds } from './batch-variant.js';
 import { Engine } from './engine.js';
 import { randomModel, tinyConfig } from './testing/random-init.js';

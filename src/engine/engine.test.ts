@@ -8,7 +8,7 @@ import { createRng } from '../core/rng.js';
 import type { AttentionBackend, AttentionCallRecord } from './attention/backend.js';
 import { trtllmGenSwaSpecdec } from './attention/fault-models.js';
 import { createFlashinferBackend } from './attention/flashinfer.js';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine, splitDecodesAndPrefills, type EngineOptions } from './engine.js';
 import type { KvDtype } from './kv-cache/cache.js';
 import type { Precision } from './model.js';

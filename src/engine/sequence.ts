@@ -7,13 +7,12 @@
  */
 import { createRng } from '../core/rng.js';
 import type { Model } from './model.js';
-import { createRowSampler } from './row-sampler.js';
-import { logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
-import type { SpecConfig } from './spec/config.js';
-import { proposeMtp, type MtpHead } from './spec/mtp.js';
-import { proposeNgram } from './spec/ngram.js';
-import { SuffixTrie } from './spec/suffix.js';
-import { keptLength, verifyDrafts, type RowSampler } from './spec/verify.js';
+import { createRowSampler, logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
+import type { SpecConfig } from './speculative/config.js';
+import { proposeMtp, type MtpHead } from './speculative/mtp.js';
+import { proposeNgram } from './speculative/ngram.js';
+import { SuffixTrie } from './speculative/suffix.js';
+import { verifyDrafts, type RowSampler } from './speculative/verify.js';
 
 export interface SequenceRequest {
   promptIds: readonly number[];
@@ -163,7 +162,8 @@ export class Sequence {
       this.emit([id], (t) => row(rows - 1 + t));
       return this.cacheBefore + rows;
     }
-    const verdict = verifyDrafts(row, this.drafts, this.sampler, this.output.length);
+    // plain decode: the target's own choice; with drafts, verification (speculative/verify.ts)
+    const verdict = this.drafts.length ? verifyDrafts(row, this.drafts, this.sampler, this.output.length) : { accepted: 0, tokens: [this.sampler.pick(row(0), this.output.length)] };
     if (this.drafts.length > 0) {
       this.spec.drafts++;
       this.spec.draftTokens += this.drafts.length;
@@ -171,7 +171,7 @@ export class Sequence {
     }
     this.hidden = hidden.slice(verdict.accepted * d, (verdict.accepted + 1) * d);
     this.emit(verdict.tokens, row);
-    return keptLength(this.cacheBefore, verdict.accepted);
+    return this.cacheBefore + 1 + verdict.accepted; // the KV of [last, accepted drafts]; the rejected ones are rolled back
   }
 
   /** Appends tokens one by one until a stop condition; reports them to the sink. */

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { referenceAttention } from '../engine/attention/reference.js';
+import { referenceAttention } from '../engine/attention/reference-backend.js';
 import { f32ToBf16Bits } from '../numerics/bf16.js';
 import { makeTensor } from '../tensors/tensor.js';
 import { characterize } from './characterize.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createReferenceBackend } from '../../src/engine/attention/reference.js';
+import { createReferenceBackend } from '../../src/engine/attention/reference-backend.js';
 import { Engine } from '../../src/engine/engine.js';
 import { generate } from '../../src/engine/generate.js';
 import { randomModel, tinyConfig, writeModelDir } from '../../src/engine/testing/random-init.js';

@@ -15,7 +15,7 @@ import { emulatedEngine, type EmulatedSetting } from '../../src/engine/testing/e
 import { generate } from '../../src/engine/generate.js';
 import { loadModel } from '../../src/engine/load-model.js';
 import { GREEDY } from '../../src/engine/sampling.js';
-import { specConfig } from '../../src/engine/spec/config.js';
+import { specConfig } from '../../src/engine/speculative/config.js';
 import { speculativeGenerate } from '../../src/engine/testing/speculative-generate.js';
 import { repoRoot } from '../helpers/cli.js';
 

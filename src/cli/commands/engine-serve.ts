@@ -15,7 +15,7 @@ import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
-import { resolveSpecConfig } from '../../engine/spec/config.js';
+import { resolveSpecConfig } from '../../engine/speculative/config.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';

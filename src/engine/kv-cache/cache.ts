@@ -11,6 +11,7 @@
  */
 import { roundToBf16, f32ToBf16Bits } from '../../numerics/bf16.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT } from '../../numerics/fp8.js';
+import { nativeKernels } from '../native.js';
 
 export type KvDtype = 'fp32' | 'bf16' | 'fp8_e4m3';
 
@@ -82,6 +83,17 @@ export function newCodeArray(dtype: KvDtype, length: number): CodeArray {
   if (dtype === 'fp8_e4m3') return new Uint8Array(length);
   if (dtype === 'bf16') return new Uint16Array(length);
   return new Float32Array(length);
+}
+
+const native = nativeKernels();
+
+/**
+ * Stores n consecutive elements src[srcOff …] at indices at … (storeElement each; an FP8 run on the
+ * native addon where it is built: the same bits).
+ */
+export function storeRun(dtype: KvDtype, src: Float32Array, srcOff: number, n: number, scale: number, codes: CodeArray, values: Float32Array, at: number): void {
+  if (dtype === 'fp8_e4m3' && native) return native.storeFp8(codes as Uint8Array, values, at, src, srcOff, n, scale, FP8_E4M3_DECODE_LUT);
+  for (let i = 0; i < n; i++) storeElement(dtype, src[srcOff + i], scale, codes, values, at + i);
 }
 
 /**

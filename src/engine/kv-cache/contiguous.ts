@@ -1,9 +1,9 @@
 /**
  * Contiguous KV cache: the reference the paged cache is tested against. Each sequence owns,
  * per layer, one array [2 (K, V), Hkv, capacity, hd] that doubles when it fills up.
- * Same dtype conversion (cache.ts storeElement), no blocks: a view is plain arithmetic.
+ * Same dtype conversion (cache.ts storeRun), no blocks: a view is plain arithmetic.
  */
-import { layerDtype, newCodeArray, storeElement, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 interface Sequence {
   length: number;
@@ -39,10 +39,8 @@ export class ContiguousKvCache implements KvCache {
     for (let h = 0; h < H; h++) {
       const kBase = (h * cap + pos) * hd;
       const vBase = ((H + h) * cap + pos) * hd;
-      for (let d = 0; d < hd; d++) {
-        storeElement(dtype, k[kOff + h * hd + d], scales[layer].k, codes, values, kBase + d);
-        storeElement(dtype, v[vOff + h * hd + d], scales[layer].v, codes, values, vBase + d);
-      }
+      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
+      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
     }
   }
 

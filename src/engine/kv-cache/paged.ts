@@ -7,7 +7,7 @@
  * range reads stale data, as on a GPU.
  */
 import { BlockAllocator } from './allocator.js';
-import { KvCacheFullError, layerDtype, newCodeArray, storeElement, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { KvCacheFullError, layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 export const SUPPORTED_PAGE_SIZES = [16, 32, 64] as const;
 
@@ -81,10 +81,8 @@ export class PagedKvCache implements KvCache {
     for (let h = 0; h < H; h++) {
       const kBase = ((block * 2 + 0) * H + h) * P * hd + off * hd;
       const vBase = ((block * 2 + 1) * H + h) * P * hd + off * hd;
-      for (let d = 0; d < hd; d++) {
-        storeElement(dtype, k[kOff + h * hd + d], scales[layer].k, codes, values, kBase + d);
-        storeElement(dtype, v[vOff + h * hd + d], scales[layer].v, codes, values, vBase + d);
-      }
+      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
+      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
     }
   }
 

@@ -7,7 +7,7 @@ import type { Engine } from '../engine.js';
 import { GREEDY, type SamplingParams } from '../sampling.js';
 import { Scheduler } from '../scheduler.js';
 import type { EmittedToken, Finish, SpecStats } from '../sequence.js';
-import type { SpecConfig } from '../spec/config.js';
+import type { SpecConfig } from '../speculative/config.js';
 
 export interface SpeculativeGenerateOptions {
   spec: SpecConfig | null;

@@ -51,8 +51,3 @@ export function verifyDrafts(row: (t: number) => Float32Array, drafts: readonly 
   tokens.push(sampler.pick(row(drafts.length), outIndex + drafts.length));
   return { accepted: drafts.length, tokens };
 }
-
-/** KV length to keep after a verify step that started at cache length `before`: [last, accepted drafts]. */
-export function keptLength(before: number, accepted: number): number {
-  return before + 1 + accepted;
-}
