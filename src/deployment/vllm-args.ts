@@ -17,6 +17,7 @@ import type { Located } from '../core/located.js';
 import type { ArgToken, PreparedToken } from './argv-token.js';
 import { checkAttentionBackend, foldLegacySpeculativeFlags, resolveModel } from './vllm-arg-checks.js';
 import { runArgparse } from './vllm-argparse.js';
+import { checkConfigValues } from './vllm-config-check.js';
 import { readConfigFileTokens } from './vllm-config-file.js';
 import { mergeDottedArgs, normalizeSpelling } from './vllm-dotted-args.js';
 import { buildFlagIndex, type FlagIndex } from './vllm-flags.js';
@@ -127,6 +128,7 @@ function parseCore(
   );
   checkAttentionBackend(args, notes);
   foldLegacySpeculativeFlags(args, notes);
+  checkConfigValues(args, notes);
   return {
     engine: 'vllm',
     entryPoint: mode,

@@ -25,6 +25,11 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd());
 }
 
+/** A cell's phase as the report and the progress lines both name it ("recheck c003" for a second launch). */
+export function phaseLabel(c: { phase: string; recheckOf?: string }): string {
+  return c.recheckOf ? `recheck ${c.recheckOf}` : c.phase;
+}
+
 export function formatAttributionText(report: AttributionReport): string {
   const out: string[] = [];
   const factors = report.factors;
@@ -37,7 +42,7 @@ export function formatAttributionText(report: AttributionReport): string {
   const header = ['cell', 'phase', ...factors.map((f) => f.name), 'verdict', 'corrupt'];
   const rows = report.cells.map((c) => [
     c.id,
-    c.recheckOf ? `recheck ${c.recheckOf}` : c.phase,
+    phaseLabel(c),
     ...factors.map((f) => (c.levels[f.name] === f.reference ? '·' : c.levels[f.name])),
     OUTCOME_TEXT[c.outcome],
     c.outcome === 'corrupt' ? pct(c.corruptRate) : '',

@@ -82,7 +82,7 @@ test('bad input exits 2 with a message and a hint, never a stack trace (in-proce
   }
   const io = memoryIO();
   assert.equal(await main(['engine', 'generate', '--model', join(dir, 'missing'), '--prompt', 'x'], io), 2);
-  assert.match(io.stderr(), /has no config\.json/);
+  assert.match(io.stderr(), /model directory .*missing does not exist/);
 });
 
 test('--help documents the presets and calls the fault model a model', async () => {

@@ -161,3 +161,27 @@ test('usage: no command, an unknown --allow id', async () => {
   assert.match(r.stderr, /--allow FL999: no such hazard[\s\S]*hint:/);
   assert.equal(existsSync(e.marker), false);
 });
+
+test('a flag newer than faultline: refused with a hint that guard itself takes; --allow-unknown-flags checks the rest and starts it', async () => {
+  const newer = ['vllm', 'serve', 'm', '--kv-cache-dtype', 'fp8', '--a-flag-from-next-year', '3'];
+  const refused = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
+  const r = await runCli(['guard', '--', ...newer], { env: refused.env });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /unknown vLLM flag --a-flag-from-next-year[\s\S]*--allow-unknown-flags/);
+  assert.equal(existsSync(refused.marker), false);
+  const allowed = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
+  const ok = await runCli(['guard', '--allow-unknown-flags', '--', ...newer], { env: allowed.env });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stderr, /note:? +unknown vLLM flag --a-flag-from-next-year/);
+  assert.deepEqual(JSON.parse(readFileSync(allowed.marker, 'utf8').split('\n')[0]), newer.slice(1));
+});
+
+test('--warn-only never refuses: a launch faultline cannot parse, and an unknown --allow id, still start', async () => {
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '5' });
+  const bad = ['vllm', 'serve', 'm', '--a-flag-from-next-year', '--max-model-len', 'banana'];
+  const r = await runCli(['guard', '--warn-only', '--allow', 'FL999', '--', ...bad], { env: e.env });
+  assert.equal(r.code, 5, r.stderr);
+  assert.match(r.stderr, /--warn-only: --allow FL999 names no hazard/);
+  assert.match(r.stderr, /--warn-only: the launch could not be checked, so it starts unchecked:\nerror: .*unknown vLLM flag --a-flag-from-next-year/);
+  assert.deepEqual(JSON.parse(readFileSync(e.marker, 'utf8').split('\n')[0]), bad.slice(1));
+});

@@ -67,8 +67,18 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
-Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
+Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
   POST /tokenize, POST /detokenize, GET /metrics.
+Refused with 400 (never silently ignored), as the engine does not implement them: n or best_of > 1,
+  presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
+  tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
+  custom chat_template; and, as vLLM refuses it, stream_options without stream.
+
+Examples:
+  faultline engine serve --port 8000
+  faultline engine serve --emulate sm100-affected --kv-cache-dtype fp8_e4m3 \\
+      --attention-config '{"disable_flashinfer_q_quantization": true}' \\
+      --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}' --port 8001
 Exit status: 0 after a clean shutdown, 2 for a bad flag or model (before binding).
 `;
 

@@ -110,8 +110,15 @@ export function parseShell(text: string): SimpleCommand[] {
  */
 export function parseHeredocBody(h: Heredoc): WordPart[] {
   if (h.quoted) return [{ kind: 'literal', text: h.body, quoted: true, offsets: h.offsets.slice() }];
-  const parts = new Lexer(h.body).heredocParts();
   const at = (i: number) => h.offsets[i] ?? h.offsets[h.offsets.length - 1] ?? 0;
+  let parts: WordPart[];
+  try {
+    parts = new Lexer(h.body).heredocParts();
+  } catch (e) {
+    // offsets inside the body are the body's: point the error at the script
+    if (e instanceof ShellSyntaxError) throw new ShellSyntaxError(e.message, at(e.offset), e.hint);
+    throw e;
+  }
   for (const p of parts) {
     if (p.kind === 'literal') p.offsets = p.offsets.map(at);
     else p.start = at(p.start);

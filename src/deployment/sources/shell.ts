@@ -43,15 +43,14 @@ interface FileBuffer {
 
 /** Parses a script and returns every vLLM launch in it, in order. Syntax errors → UserError. */
 export function launchesFromShell(text: string, ctx: ShellContext): LaunchCommand[] {
-  let commands: SimpleCommand[];
   try {
-    commands = parseShell(text);
+    // a heredoc body is lexed while the script runs, so its syntax errors come from run()
+    return new Interpreter(ctx).run(parseShell(text));
   } catch (e) {
     if (e instanceof ShellSyntaxError)
       throw new UserError(`shell syntax: ${e.message}`, { code: 'E_SHELL_SYNTAX', at: ctx.locate(e.offset), hint: e.hint });
     throw e;
   }
-  return new Interpreter(ctx).run(commands);
 }
 
 /** A shell script file: launches located in it, relative paths resolved against `baseDir`. */

@@ -35,7 +35,7 @@ test('errors name the key and where it was written', () => {
     assert.throws(() => parse(flags, model), (e: unknown) => e instanceof UserError && re.test(e.message) && e.hint !== undefined);
   err(['--speculative-config', '{"method": "eagle3", "num_speculative_tokens": 3}'], /eagle3 is not implemented/);
   err(['--speculative-config', '{"method": "ngram"}'], /num_speculative_tokens must be provided/);
-  err(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": 0}'], /integer ≥ 1/);
+  err(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": 0}'], /integer ≥ 1|must be greater than 0/);
   err(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": 129}'], /exceeds the rejection sampler/);
   err(['--speculative-config', '{"method": "mtp", "model": "x"}'], /speculative_config.model is not implemented/);
   err(['--speculative-config', '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 4, "prompt_lookup_max": 2}'], /prompt_lookup_min/);
