@@ -54,6 +54,8 @@ export interface ModelFacts {
     hasKvCacheScheme: boolean;
     evidence: string;
   };
+  /** config.json declares a vision or audio tower (vision_config / audio_config); absent when not read. */
+  multimodal?: boolean;
   /** Notes for the user about how facts were derived (e.g. "Mistral: missing sliding_window means 4096"). */
   notes: string[];
 }

@@ -7,7 +7,7 @@
  * range reads stale data, as on a GPU.
  */
 import { BlockAllocator } from './allocator.js';
-import { KvCacheFullError, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { KvCacheFullError, layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 export const SUPPORTED_PAGE_SIZES = [16, 32, 64] as const;
 
@@ -71,7 +71,8 @@ export class PagedKvCache implements KvCache {
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
-    const { numKvHeads: H, headDim: hd, pageSize: P, dtype, scales } = this.spec;
+    const { numKvHeads: H, headDim: hd, pageSize: P, scales } = this.spec;
+    const dtype = layerDtype(this.spec, layer);
     const seq = this.seqs.get(seqId);
     if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const block = seq.table[Math.floor(pos / P)];
@@ -123,7 +124,7 @@ export class PagedKvCache implements KvCache {
     const cap = Math.min(this.allocator.numBlocks, Math.max(blocks, this.capacity * 2, 4));
     for (let l = 0; l < this.spec.numLayers; l++) {
       const values = new Float32Array(cap * this.blockElems);
-      const codes = newCodeArray(this.spec.dtype, cap * this.blockElems);
+      const codes = newCodeArray(layerDtype(this.spec, l), cap * this.blockElems);
       if (this.values[l]) values.set(this.values[l]);
       if (this.codes[l]) codes.set(this.codes[l] as never);
       this.values[l] = values;
