@@ -24,7 +24,7 @@ test('speculative values vLLM rejects are errors, not "not set"', () => {
   refused(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": "abc"}'], /speculative_config\.num_speculative_tokens: 'abc' is not an integer/);
   refused(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": -3}'], /num_speculative_tokens: -3 must be greater than 0/);
   refused(['--speculative-config', '{"method": "mtp", "num_speculative_tokens": 2.5}'], /2\.5 is not an integer/);
-  refused(['--speculative-config', '{"method": 5}'], /speculative_config\.method: 5 is not one of 'ngram', .*\(29 in all\)/);
+  refused(['--speculative-config', '{"method": 5}'], /speculative_config\.method: 5 is not one of 'ngram', .*\(30 in all\)/);
   refused(['--speculative-config', '{"method": "ngramm", "num_speculative_tokens": 2}'], /did you mean 'ngram'\?/);
   refused(['--speculative-config', '{"method": "mtp", "model": 7}'], /speculative_config\.model: 7 is not a string/);
   refused(['--speculative-config', '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_min": 0}'], /prompt_lookup_min: 0 must be 1 or more/);

@@ -68,6 +68,9 @@ const MTP_METHODS = [
 export const SPECULATIVE_METHODS: readonly string[] = [
   'ngram', 'medusa', 'mlp_speculator', 'draft_model', 'suffix', 'custom_class',
   'eagle', 'eagle3', 'extract_hidden_states', ...MTP_METHODS, 'dflash', 'ngram_gpu',
+  // not in v0.23.0: added by vllm-project/vllm PR #46995 (vLLM 0.25.0 runs it, vllm#49369); listed so a
+  // DSpark launch of a newer vLLM is not refused while this table stands for every version
+  'dspark',
 ];
 
 const MOE_BACKENDS = [

@@ -9,7 +9,7 @@
  */
 import { smScale, windowLeft } from './config.js';
 import type { AttentionBackend, AttentionLayer, AttentionPhase, AttentionRequest } from './attention/backend.js';
-import type { KvCache, KvCacheSpec, KvDtype } from './kv-cache/cache.js';
+import { layerDtype, type KvCache, type KvCacheSpec, type KvDtype } from './kv-cache/cache.js';
 import { ContiguousKvCache } from './kv-cache/contiguous.js';
 import { PagedKvCache } from './kv-cache/paged.js';
 import { modelKernels, type KernelPath } from './kernels.js';
@@ -19,9 +19,19 @@ import { UserError } from '../core/errors.js';
 import type { StateFaults } from './state-faults.js';
 import type { KvBlockSpace, StepEngine, StepPhases, StepRequest, StepResult } from './step-engine.js';
 
+/** vLLM keeps a skipped layer's cache "auto", i.e. the model dtype: BF16 here, float32 in exact mode. */
+function skippedLayerDtypes(numLayers: number, o: EngineOptions): { layerDtypes?: KvDtype[] } {
+  const skip = o.kvSkipLayers ?? [];
+  if (skip.length === 0 || o.kvDtype !== 'fp8_e4m3') return {};
+  const unquantized: KvDtype = o.precision === 'bf16' ? 'bf16' : 'fp32';
+  return { layerDtypes: Array.from({ length: numLayers }, (_, l) => (skip.includes(l) ? unquantized : o.kvDtype)) };
+}
+
 export interface EngineOptions {
   precision: Precision;
   kvDtype: KvDtype;
+  /** Layers whose KV cache stays in the model dtype although kvDtype is FP8 (vLLM's --kv-cache-dtype-skip-layers). */
+  kvSkipLayers?: readonly number[];
   /** Tokens per KV block: 16, 32 or 64. */
   pageSize: number;
   cacheKind: 'paged' | 'contiguous';
@@ -74,6 +84,7 @@ export class Engine implements StepEngine {
       dtype: options.kvDtype,
       pageSize: options.pageSize,
       scales: model.weights.scales.map((s) => ({ k: s.k, v: s.v })),
+      ...skippedLayerDtypes(c.numLayers, options),
     };
     const numBlocks = options.numBlocks ?? 8 * Math.ceil(c.maxPositions / options.pageSize);
     this.cache =
@@ -93,7 +104,7 @@ export class Engine implements StepEngine {
       windowLeft: windowLeft(c, l),
       smScale: smScale(c),
       scales: model.weights.scales[l],
-      kvDtype: options.kvDtype,
+      kvDtype: layerDtype(spec, l),
       pageSize: options.pageSize,
     }));
   }

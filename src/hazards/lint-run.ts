@@ -29,10 +29,13 @@ export interface LintInput {
   vllmVersion?: string;
   flashinferVersion?: string;
   cwd: string;
-  /** Record flags vLLM does not know as notes instead of failing (--allow-unknown-flags). */
+  /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
   /** Also rewrite each launch with each remedy of its findings (--suggest). */
   suggest?: boolean;
+  /** `--set NAME=VALUE` / `--env NAME=VALUE`: values for what launch files leave to run time. */
+  set?: Record<string, string>;
+  setEnv?: Record<string, string>;
 }
 
 export interface LintOutcome {
@@ -57,6 +60,8 @@ export function runLint(input: LintInput): LintOutcome {
     flashinferVersion: input.flashinferVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
+    set: input.set,
+    setEnv: input.setEnv,
   };
   const deployments: Deployment[] = [];
   const fileNotes: Located<string>[] = [];
@@ -67,11 +72,14 @@ export function runLint(input: LintInput): LintOutcome {
     if (loaded.deployments.length === 0 && !input.argv?.length) loadDeployments(input.files, opts); // throws E_NO_LAUNCH
     deployments.push(...loaded.deployments);
     fileNotes.push(...loaded.notes);
+    for (const seen of loaded.notLaunches)
+      fileNotes.push({ value: `runs ${seen.value}: not checked`, ...(seen.at ? { at: seen.at } : {}) });
     for (const file of loaded.filesWithoutLaunch)
-      fileNotes.push({
-        value: `no vLLM launch found in ${file}: it was not checked`,
-        at: { file, line: 1, column: 1 },
-      });
+      if (!loaded.notLaunches.some((n) => n.at?.file === file))
+        fileNotes.push({
+          value: `no vLLM launch found in ${file}: it was not checked`,
+          at: { file, line: 1, column: 1 },
+        });
   }
   if (input.argv?.length) deployments.push(deploymentFromArgv(input.argv, opts));
   const findings = lintDeployments(deployments);

@@ -6,7 +6,7 @@
  */
 import type { MatrixProbe, ProbeResult } from './cell-probe.js';
 import type { CellResult, Phase } from './cell-result.js';
-import type { Executor } from './executor.js';
+import type { Executor, ServerFate, ServerHandle } from './executor.js';
 import type { Journal } from './journal.js';
 import type { LaunchSpec } from './launch-spec.js';
 import { configKey, configLevels, type Config, type FactorSpace } from './space.js';
@@ -117,7 +117,7 @@ export class CellRunner {
       this.launched++;
       let launch;
       try {
-        launch = await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot }, this.o.signal);
+        launch = await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot, gpuCount: spec.gpus }, this.o.signal);
       } catch (e) {
         launch = { ok: false as const, outcome: 'launch-failed' as const, detail: `executor error: ${(e as Error)?.message ?? String(e)}` };
       }
@@ -130,31 +130,47 @@ export class CellRunner {
         cell = { ...base, outcome: launch.outcome, probes: [], detail: launch.detail, durationMs: Date.now() - started };
       } else {
         const probes: ProbeResult[] = [];
+        let fate: ServerFate | undefined;
         try {
           for (let round = 0; round <= this.o.confirm; round++) {
             const result = await this.probeOnce(launch.server.baseUrl, id, round);
             probes.push(result);
             if (result.outcome !== 'pass') break; // a FAIL is trusted; an error ends the cell too
           }
+          fate = await this.fateOf(launch.server);
         } finally {
           await launch.server.stop();
         }
         if (this.o.signal.aborted) throw new RunInterrupted();
         const deciding = probes[probes.length - 1];
-        cell = {
-          ...base,
-          outcome: deciding.outcome,
-          corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
-          probes,
-          detail: deciding.detail,
-          durationMs: Date.now() - started,
-        };
+        cell =
+          fate && deciding.outcome !== 'corrupt'
+            ? // the server went away under the probe (its job cancelled, its node lost): no verdict, whatever the probe said
+              { ...base, outcome: fate.outcome, probes, detail: `${fate.detail} (the probe said ${deciding.outcome})`, durationMs: Date.now() - started }
+            : {
+                ...base,
+                outcome: deciding.outcome,
+                corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
+                probes,
+                detail: deciding.detail,
+                durationMs: Date.now() - started,
+              };
       }
       this.o.journal?.append({ type: 'cell', cell });
       this.o.onCell?.(cell, false);
       return cell;
     } finally {
       this.release(slot);
+    }
+  }
+
+  /** What ended the server on its own while it was probed, if anything did (an executor error is not a verdict either). */
+  private async fateOf(server: ServerHandle): Promise<ServerFate | undefined> {
+    if (!server.fate) return undefined;
+    try {
+      return await server.fate();
+    } catch (e) {
+      return { outcome: 'launch-failed', detail: `could not tell whether the server still ran: ${(e as Error)?.message ?? String(e)}` };
     }
   }
 

@@ -5,14 +5,7 @@
  * launches against exhaustive testing.
  */
 import type { AttributionReport } from './attribution.js';
-
-const OUTCOME_TEXT: Record<string, string> = {
-  pass: 'PASS',
-  corrupt: 'CORRUPT',
-  'launch-failed': 'LAUNCH-FAILED',
-  'probe-error': 'PROBE-ERROR',
-  timeout: 'TIMEOUT',
-};
+import { outcomeLabel } from './executor.js';
 
 const pct = (x: number | undefined): string => (x === undefined ? '' : `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`);
 const pairs = (levels: Record<string, string>): string =>
@@ -44,7 +37,7 @@ export function formatAttributionText(report: AttributionReport): string {
     c.id,
     phaseLabel(c),
     ...factors.map((f) => (c.levels[f.name] === f.reference ? '·' : c.levels[f.name])),
-    OUTCOME_TEXT[c.outcome],
+    outcomeLabel(c.outcome),
     c.outcome === 'corrupt' ? pct(c.corruptRate) : '',
   ]);
   out.push(...table([header, ...rows]), '');
@@ -65,7 +58,7 @@ export function formatAttributionText(report: AttributionReport): string {
     out.push(`${title} (verified, ${it.method} from ${it.source}):`, `  ${pairs(it.interaction)}`);
     if (Object.keys(it.forced).length) out.push(`  (the constraints force ${pairs(it.forced)} along with it)`);
     out.push(`  fails on the reference background: ${it.minimalCell ?? '?'}`);
-    if (it.context) out.push(`  with every other factor changed: ${OUTCOME_TEXT[it.context.outcome]} (${it.context.cell})`);
+    if (it.context) out.push(`  with every other factor changed: ${outcomeLabel(it.context.outcome)} (${it.context.cell})`);
     out.push('  remedies, each a single change verified by a run that passed:');
     for (const r of it.remedies)
       out.push(

@@ -9,6 +9,7 @@ import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, r
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { CellResult } from './cell-result.js';
+import type { JobRecord } from './executors/job-record.js';
 import { assertNotRunning, markOpen } from './run-owner.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -35,6 +36,7 @@ export type JournalRecord =
       owner?: ProcessIdentity;
     }
   | { type: 'reference'; url?: string; data: unknown; at: string }
+  | JobRecord
   | { type: 'cell'; cell: CellResult }
   | { type: 'resume'; at: string; owner?: ProcessIdentity }
   /** A server's process group, written as it starts: what --resume and --cleanup stop if it outlived its run. */

@@ -7,6 +7,8 @@
 import { createHash } from 'node:crypto';
 import { UserError, type SourceLocation } from '../core/errors.js';
 import { ConstraintSet, findConstraintProblems, type Condition, type Constraint } from './constraints.js';
+import { compileExecutor } from './executors/executor-compile.js';
+import type { ExecutorData } from './executors/executor-schema.js';
 import { PLACEHOLDERS, type PlanData } from './plan.js';
 import type { FactorSpace } from './space.js';
 import type { DataPath, LocatedYaml } from './yaml-located.js';
@@ -17,6 +19,8 @@ export interface LevelFragment {
   argv: string[];
   env: Record<string, string>;
   jsonArgs: JsonArgs;
+  /** GPUs a cell needs with this level (instead of launch.gpus; several multiply). */
+  gpus?: number;
 }
 
 export interface MatrixPlan {
@@ -42,12 +46,15 @@ export interface MatrixPlan {
     health: string;
     readyTimeoutMs: number;
     stopTimeoutMs: number;
+    /** GPUs a cell needs unless its levels say otherwise. */
+    gpus: number;
   };
   strength: number;
   seed: number;
   confirm: number;
   probe: Record<string, unknown>;
-  executor: { kind: 'local'; parallel: number; gpus?: string[] };
+  /** Where cells run (executors/executor-schema.ts); local.parallel defaults to one slot per listed GPU. */
+  executor: ExecutorData;
   maxFaults: number;
   /** sha256 of the plan text: a resumed run must use the same plan. */
   hash: string;
@@ -71,7 +78,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
   const fragments = names.map((name, f) =>
     levels[f].map((level) => {
       const raw = data.factors[name].levels[level] ?? {};
-      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs };
+      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, ...(raw.gpus !== undefined ? { gpus: raw.gpus } : {}) };
     }),
   );
   const levelLocations = names.map((name, f) => levels[f].map((level) => yaml.keyAt(['factors', name, 'levels', level])));
@@ -170,15 +177,9 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
 
   checkJsonArgs(data, space, fragments, constraints, err);
 
-  // Executor: gpus without parallel means one slot per GPU entry.
-  const rawExecutor = (yaml.data as { executor?: { parallel?: unknown } } | null)?.executor;
-  const gpus = data.executor.gpus;
-  let parallel = data.executor.parallel;
-  if (gpus && rawExecutor?.parallel === undefined) parallel = gpus.length;
   if (data.reference.url && (data.reference.keep_alive || data.reference.gpus !== undefined))
     throw err(['reference', data.reference.gpus !== undefined ? 'gpus' : 'keep_alive'], 'reference.url names a server faultline does not launch', 'keep_alive and gpus apply to a launched reference; a reference URL is used (and scores cells) as it is');
-  if (gpus && gpus.length !== parallel)
-    throw err(['executor', 'gpus'], `executor.gpus has ${gpus.length} entries for ${parallel} parallel slots`, 'give one CUDA_VISIBLE_DEVICES value per slot');
+  const executor = compileExecutor(data, yaml, err);
 
   return {
     file: yaml.at([]).file,
@@ -200,12 +201,13 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
       health: data.launch.health,
       readyTimeoutMs: data.launch.ready_timeout_s * 1000,
       stopTimeoutMs: data.launch.stop_timeout_s * 1000,
+      gpus: data.launch.gpus,
     },
     strength: Math.min(data.strength, names.length),
     seed: data.seed,
     confirm: data.confirm,
     probe: data.probe,
-    executor: { kind: 'local', parallel, gpus },
+    executor,
     maxFaults: data.localize.max_faults,
     hash: createHash('sha256').update(text).digest('hex'),
   };

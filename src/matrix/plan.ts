@@ -5,6 +5,7 @@
  * schema/matrix-plan.schema.json is generated from it (scripts/gen-matrix-plan-schema.ts).
  */
 import { z } from 'zod';
+import { executorSchema } from './executors/executor-schema.js';
 
 /** YAML writes `16`, `true`, `fp8`: a level name or argv word is their text. */
 const word = z.union([z.string(), z.number(), z.boolean()]).transform(String);
@@ -21,6 +22,13 @@ export const levelFragmentSchema = z
       .record(z.string().regex(/^--/, 'a JSON-valued flag, e.g. --attention-config'), jsonObject)
       .optional()
       .describe('JSON-valued flags: objects from all chosen levels (and launch.json_args) are deep-merged into one argument.'),
+    gpus: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('GPUs a cell needs when this level is chosen (e.g. tensor parallel 2 → 2), instead of launch.gpus; levels of several factors that set it multiply (TP × PP).'),
   })
   .describe('Launch fragment of one level; an empty mapping (or nothing) adds nothing.');
 
@@ -69,6 +77,7 @@ export const planSchema = z
         health: z.string().regex(/^\//, 'a path starting with /').default('/health'),
         ready_timeout_s: z.number().positive().default(300),
         stop_timeout_s: z.number().positive().default(10),
+        gpus: z.number().int().min(1).max(1024).default(1).describe('GPUs one cell needs unless its levels say otherwise.'),
       })
       .describe('How to start one server.'),
     reference: z
@@ -97,13 +106,7 @@ export const planSchema = z
       .default(2)
       .describe('Re-probes of a PASS on the same server before it is believed (a FAIL is trusted).'),
     probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
-    executor: z
-      .strictObject({
-        kind: z.literal('local').default('local'),
-        parallel: z.number().int().min(1).max(64).default(1).describe('Servers at once.'),
-        gpus: z.array(word).optional().describe('CUDA_VISIBLE_DEVICES for each parallel slot, e.g. ["0", "1"] or ["0,1", "2,3"].'),
-      })
-      .default({ kind: 'local', parallel: 1 }),
+    executor: executorSchema,
     localize: z
       .strictObject({
         max_faults: z.number().int().min(1).max(20).default(4).describe('Failing rows to localize at most.'),

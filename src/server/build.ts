@@ -22,7 +22,7 @@ import { newHttpCounters } from './metrics.js';
 export interface ServerConfig {
   model: Model;
   modelId: string;
-  settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'>;
+  settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'> & Partial<Pick<EngineSettings, 'kvSkipLayers'>>;
   spec: SpecConfig | null;
   maxNumSeqs: number;
   /** Tokens per engine step (default: no limit) and whether prompts beyond it are chunked (default true). */
@@ -56,6 +56,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
   const single = new Engine(cfg.model, {
     precision: s.precision,
     kvDtype: s.kvDtype,
+    kvSkipLayers: s.kvSkipLayers,
     pageSize: s.pageSize,
     cacheKind: 'paged',
     numBlocks: cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,

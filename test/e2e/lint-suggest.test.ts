@@ -167,3 +167,21 @@ test('--catalog lists every hazard with engines, severity, confidence and versio
   assert.equal(bad.code, 2);
   assert.match(bad.err, /--catalog prints text or json/);
 });
+
+test('a vLLM --config file gets the launch with command-line overrides, never a region inside the YAML', async () => {
+  const config = join(work, 'serve-config.yaml');
+  writeFileSync(config, 'model: meta-llama/Llama-3.1-8B-Instruct\nkv-cache-dtype: fp8\n');
+  const report = await lintJson([
+    config,
+    '--gpu',
+    'NVIDIA H100 80GB HBM3',
+    '--vllm-version',
+    '0.11.0',
+    '--suggest',
+  ]);
+  const s = report.suggestions?.find((x) => x.hazardId === 'FL026' && x.remedyId === 'bf16-kv-cache');
+  assert.ok(s, JSON.stringify(report.suggestions?.map((x) => x.hazardId)));
+  assert.equal(s.form, 'argv');
+  assert.equal(s.replaces, undefined);
+  assert.match(s.text, /^vllm serve --config \S+serve-config\.yaml --kv-cache-dtype auto$/);
+});

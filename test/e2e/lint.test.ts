@@ -347,7 +347,7 @@ test('--explain FL001 prints the committed docs page', async () => {
   assert.equal(r.out, readFileSync(join(repoRoot, 'docs/hazards/FL001.md'), 'utf8'));
   const bad = await lint(['--explain', 'FL999']);
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /no hazard "FL999"[\s\S]*hint: known hazards: FL001/);
+  assert.match(bad.err, /no hazard "FL999"[\s\S]*hint: known hazards: FL000 \(flag-not-accepted\), FL001/);
 });
 
 test('malformed input exits 2 with file:line:col and a hint, never a stack trace', async () => {
@@ -357,7 +357,6 @@ test('malformed input exits 2 with file:line:col and a hint, never a stack trace
       `vllm serve m \\\n  --speculative-config '{"method": "mtp", "num_speculative_tokens": }'\n`,
       /bad-json\.sh:2:\d+: /,
     ],
-    ['unknown-flag.sh', 'vllm serve m --kv-cache-dtyp fp8\n', /unknown-flag\.sh:1:\d+: /],
     [
       'broken.yaml',
       'apiVersion: apps/v1\nkind: Deployment\nspec: [\n  unclosed: {\n',
@@ -373,6 +372,14 @@ test('malformed input exits 2 with file:line:col and a hint, never a stack trace
     assert.match(r.err, /\nhint: /, name);
     assert.doesNotMatch(r.err, /at .*\.ts:\d+/, name);
   }
+  // An unknown flag or an ambiguous abbreviation is not an input error: FL000, and the rest is checked.
+  writeFileSync(join(work, 'unknown-flag.sh'), 'vllm serve m --kv-cache-dtyp fp8 --frobnicate 3 --kv-cache-dtype fp8\n');
+  const flagged = await lint(['unknown-flag.sh', '--gpu', 'B200', '--vllm-version', '0.27.1', '--format', 'json']);
+  assert.equal(flagged.code, 1, flagged.err);
+  const report = JSON.parse(flagged.out) as { findings: { hazardId: string; conditions: { detail: string }[] }[]; deployments: { args: Record<string, unknown> }[] };
+  const fl000 = report.findings.find((f) => f.hazardId === 'FL000');
+  assert.match(fl000?.conditions[0].detail ?? '', /--kv-cache-dtyp is an ambiguous abbreviation.*--frobnicate/);
+  assert.equal(report.deployments[0].args.kv_cache_dtype, 'fp8');
   const missing = await lint(['no-such-file.sh']);
   assert.equal(missing.code, 2);
   assert.match(missing.err, /no-such-file\.sh/);

@@ -48,8 +48,12 @@ test('the seed plan localizes the canonical fault, with verified remedies, in â‰
   assert.ok(report.launches.used <= 30, `${report.launches.used} launches`);
   assert.equal(report.launches.exhaustive, 320);
 
-  // every cell left its logs, and the journal ends with the run
+  // every cell left its logs; the journal records the run's end, and every server it started as stopped
   const cells = readdirSync(join(runDir, 'cells'));
   assert.ok(cells.includes('reference'));
-  assert.match(readFileSync(join(runDir, 'journal.jsonl'), 'utf8').trim().split('\n').at(-1)!, /"type":"done"/);
+  const records = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; pgid?: number });
+  assert.equal(records.filter((r) => r.type !== 'server-stopped').at(-1)?.type, 'done');
+  const stopped = new Set(records.filter((r) => r.type === 'server-stopped').map((r) => r.pgid));
+  const serversStarted = records.filter((r) => r.type === 'server').map((r) => r.pgid);
+  assert.ok(serversStarted.length > 0 && serversStarted.every((pgid) => stopped.has(pgid)), `servers started ${serversStarted.length}, stopped ${stopped.size}`);
 });

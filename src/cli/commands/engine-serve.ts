@@ -10,8 +10,7 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
-import { tokensFromArgv } from '../../deployment/argv-token.js';
-import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
+import type { ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
@@ -21,6 +20,7 @@ import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
 import type { CliIO } from '../io.js';
 import { defaultModelDir } from './default-model.js';
+import { parseEngineArgv } from './engine-argv.js';
 
 /** `engine serve`'s flags beyond the engine's: vLLM's frontend flags plus three of the engine's own. */
 const SERVE_FLAGS: readonly FlagSpec[] = [
@@ -98,13 +98,7 @@ export function registerEngineServe(engine: Command, io: CliIO, exit: (code: num
 }
 
 function parseFlags(flags: string[], io: CliIO) {
-  try {
-    return parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: io.cwd, extraFlags: [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS] });
-  } catch (e) {
-    if (e instanceof UserError && e.message.startsWith('unknown vLLM flag') && !e.hint?.startsWith('did you mean'))
-      throw new UserError(e.message, { code: e.code, at: e.at, hint: 'see `faultline engine serve --help` for the flags the server implements' });
-    throw e;
-  }
+  return parseEngineArgv(flags, io.cwd, [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS], 'faultline engine serve');
 }
 
 function positiveInt(args: Map<string, ArgValue>, dest: string, fallback: number, min = 1): number {

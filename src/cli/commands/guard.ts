@@ -4,8 +4,8 @@
  * model's config.json from the machine, runs the lint hazards on COMMAND, and then either runs
  * COMMAND unchanged (signals, stdio and exit status pass through) or refuses: findings on stderr,
  * exit 3, COMMAND never started. Missing facts stay unknown; only a definite error-severity
- * finding refuses. `--allow-unknown-flags` checks a launch with flags newer than faultline's table
- * (they become notes); `--warn-only` never refuses: findings, and any error of the check itself,
+ * finding refuses. A flag the installed vLLM lacks (or one newer than faultline's tables) is an FL000
+ * warning, never a refusal; `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of the check itself,
  * go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a container.
  */
 import type { Command } from 'commander';
@@ -50,13 +50,13 @@ export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit
     )
     .argument('<command...>', 'the launch, after --: faultline guard -- vllm serve MODEL …')
     .option('--warn-only', 'never refuse: report findings (and any error of the check) on stderr, then start the command')
-    .option('--allow-unknown-flags', 'check a launch with vLLM flags faultline does not know (newer vLLM, forks): they become notes')
+    .option('--allow-unknown-flags', 'vLLM flags faultline does not know (newer vLLM, forks) become notes instead of FL000 warnings')
     .option('--allow <hazard>', 'start despite this hazard (FLnnn or alias); repeatable', collect, [])
     .addHelpText(
       'after',
       `
 As a container entrypoint (the image's CMD becomes the guarded command):
-  ENTRYPOINT ["faultline", "guard", "--allow-unknown-flags", "--"]
+  ENTRYPOINT ["faultline", "guard", "--"]
   CMD ["vllm", "serve", "google/gemma-3-27b-it", "--kv-cache-dtype", "fp8"]
 With --warn-only the container always starts: use it to roll guard out, or where a refusal
 must never stop serving. Without it, a malformed launch exits 2 and a hazardous one exits 3.
@@ -139,15 +139,6 @@ async function describeLaunch(
   o: { io: CliIO; probe: Probe; allowUnknownFlags: boolean },
 ): Promise<Deployment | undefined> {
   const { io, probe } = o;
-  let d: Deployment;
-  try {
-    d = deploymentFromArgv(command, { cwd: io.cwd, env: io.env, allowUnknownFlags: o.allowUnknownFlags });
-  } catch (e) {
-    // Malformed vLLM flags are a user error (vLLM would reject them too); a foreign command is not ours.
-    if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
-    throw e;
-  }
-  d.source = { ...d.source, kind: 'guard' };
   const program = command[0].split('/').pop() ?? '';
   const pythons = /^python(\d+(\.\d+)*)?$/.test(program)
     ? [command[0], 'python3', 'python']
@@ -156,6 +147,21 @@ async function describeLaunch(
     gatherGpu(probe, io.env),
     gatherVersions(probe, io.env, pythons),
   ]);
+  let d: Deployment;
+  try {
+    // The installed vLLM picks the flag table: a flag its release lacks is a definite FL000.
+    d = deploymentFromArgv(command, {
+      cwd: io.cwd,
+      env: io.env,
+      allowUnknownFlags: o.allowUnknownFlags,
+      vllmVersion: versions.vllm.value,
+    });
+  } catch (e) {
+    // Malformed vLLM flags are a user error (vLLM would reject them too); a foreign command is not ours.
+    if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
+    throw e;
+  }
+  d.source = { ...d.source, kind: 'guard' };
   const facts: string[] = [];
   if (gpu.value) {
     d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };

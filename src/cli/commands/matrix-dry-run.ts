@@ -5,11 +5,17 @@
  * The real run may differ in one way: a maximal configuration without a verdict (launch failed)
  * does not seed the array, which then gets rows of its own.
  */
+import { dirname, resolve } from 'node:path';
 import { buildCoveringArray } from '../../matrix/covering.js';
+import { cellSubmission, DRY_RUN_DIR } from '../../matrix/executors/dry-run.js';
 import { buildLaunch } from '../../matrix/launch-spec.js';
 import { maximalConfigurations } from '../../matrix/maximal.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { configLevels, type Config } from '../../matrix/space.js';
+
+/** Where the servers would run: launch.cwd (relative to the plan), else here. */
+const serverCwd = (plan: MatrixPlan): string =>
+  plan.launch.cwd !== undefined ? resolve(dirname(plan.file), plan.launch.cwd) : process.cwd();
 
 interface DryRun {
   reference: Config;
@@ -30,24 +36,42 @@ function compute(plan: MatrixPlan): DryRun {
     preferredLevels: plan.baseline,
     seed: plan.seed,
   });
-  return { reference: plan.baseline, maximal, covering: covering.rows, validTuples: covering.validTuples, exhaustive: plan.constraints.countValid() };
+  return {
+    reference: plan.baseline,
+    maximal,
+    covering: covering.rows,
+    validTuples: covering.validTuples,
+    exhaustive: plan.constraints.countValid(),
+  };
 }
 
 export function dryRunJson(plan: MatrixPlan, slots: number): string {
   const d = compute(plan);
-  const row = (c: Config) => ({ levels: configLevels(plan.space, c), argv: buildLaunch(plan, c).argv });
+  const row = (c: Config, id = 'reference') => {
+    const submission = cellSubmission(plan, id, c, serverCwd(plan));
+    return {
+      levels: configLevels(plan.space, c),
+      argv: buildLaunch(plan, c).argv,
+      ...(submission !== undefined ? { submission } : {}),
+    };
+  };
   return `${JSON.stringify(
     {
       plan: plan.file,
-      factors: plan.space.names.map((name, f) => ({ name, levels: plan.space.levels[f], reference: plan.space.levels[f][plan.baseline[f]] })),
+      factors: plan.space.names.map((name, f) => ({
+        name,
+        levels: plan.space.levels[f],
+        reference: plan.space.levels[f][plan.baseline[f]],
+      })),
       constraints: plan.constraints.constraints.map((c) => c.label),
       strength: plan.strength,
       parallel: slots,
       reference: plan.reference.kind === 'url' ? { url: plan.reference.url } : row(d.reference),
-      maximal: d.maximal.map(row),
-      covering: d.covering.map(row),
+      maximal: d.maximal.map((c, i) => row(c, `m${i + 1}`)),
+      covering: d.covering.map((c, i) => row(c, `r${i + 1}`)),
       validTuples: d.validTuples,
-      launchesBeforeLocalization: (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
+      launchesBeforeLocalization:
+        (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
       exhaustive: d.exhaustive,
     },
     null,
@@ -63,7 +87,8 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
     '',
     'Factors (reference level marked *; a choice keeps it in the most-enabled launches):',
     ...names.map(
-      (n, f) => `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}${plan.choices[f] ? '   (choice)' : ''}`,
+      (n, f) =>
+        `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}${plan.choices[f] ? '   (choice)' : ''}`,
     ),
   ];
   const labels = plan.constraints.constraints.map((c) => c.label);
@@ -78,16 +103,53 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
   );
   const header = ['row', 'phase', ...names];
   const rows = [
-    ...d.maximal.map((c, i) => [`m${i + 1}`, 'maximal', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
-    ...d.covering.map((c, i) => [`r${i + 1}`, 'covering', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
+    ...d.maximal.map((c, i) => [
+      `m${i + 1}`,
+      'maximal',
+      ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v])),
+    ]),
+    ...d.covering.map((c, i) => [
+      `r${i + 1}`,
+      'covering',
+      ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v])),
+    ]),
   ];
   const all = [header, ...rows];
   const widths = header.map((_, j) => Math.max(...all.map((r) => r[j].length)));
-  out.push(...all.map((r) => `  ${r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd()}`));
+  out.push(
+    ...all.map(
+      (r) =>
+        `  ${r
+          .map((cell, j) => cell.padEnd(widths[j]))
+          .join('  ')
+          .trimEnd()}`,
+    ),
+  );
   const before = (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length;
   out.push(
     '',
     `${before} launches before localization (reference, ${d.maximal.length} maximal, ${d.covering.length} covering rows for ${d.validTuples} valid ${plan.strength}-way combinations); exhaustive: ${d.exhaustive}`,
   );
+  out.push(...submissions(plan, d));
   return `${out.join('\n')}\n`;
+}
+
+/** Slurm: each cell's batch script; Kubernetes: each cell's Job and Service. Nothing for local cells. */
+function submissions(plan: MatrixPlan, d: DryRun): string[] {
+  const rows: [string, Config][] = [
+    ...(plan.reference.kind === 'launch' ? [['reference', d.reference] as [string, Config]] : []),
+    ...d.maximal.map((c, i): [string, Config] => [`m${i + 1}`, c]),
+    ...d.covering.map((c, i): [string, Config] => [`r${i + 1}`, c]),
+  ];
+  const what = plan.executor.kind === 'slurm' ? 'sbatch script' : 'Job and Service';
+  return rows.flatMap(([id, c]) => {
+    const text = cellSubmission(plan, id, c, serverCwd(plan));
+    return text === undefined
+      ? []
+      : [
+          '',
+          `── ${id}: ${what} (${DRY_RUN_DIR} is the run directory; a run names its cells c001, c002, …) ──`,
+          text.trimEnd(),
+        ];
+  });
 }

@@ -19,6 +19,7 @@ import { formatAttributionJson, formatAttributionText, phaseLabel } from '../../
 import { exitCodeForSignal, handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
 import { createLocalExecutor } from '../../matrix/local-executor.js';
+import { executorForPlan } from '../../matrix/executors/select.js';
 import { loadPlanFile } from '../../matrix/plan-load.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
@@ -55,10 +56,6 @@ function parallelOf(value: string | undefined, plan: MatrixPlan): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || n > 64)
     throw new UserError(`--parallel ${JSON.stringify(value)} must be an integer from 1 to 64`, { hint: 'servers run at once, e.g. --parallel 2' });
-  if (plan.executor.gpus && plan.executor.gpus.length !== n)
-    throw new UserError(`--parallel ${n} does not match the plan's executor.gpus (${plan.executor.gpus.length} slots)`, {
-      hint: 'give one CUDA_VISIBLE_DEVICES value per slot in executor.gpus, or leave --parallel out',
-    });
   return n;
 }
 
@@ -94,7 +91,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--out <dir>', 'run directory for the journal and per-cell logs (default: ./faultline-matrix-<time>)')
     .option('--resume <dir>', 'continue an interrupted run: servers it left running are stopped, finished cells are not run again')
     .option('--cleanup <dir>', 'stop every server a killed run left running (no plan needed), then exit')
-    .option('--dry-run', 'print the plan and the covering array without launching anything')
+    .option('--dry-run', "print the plan and the covering array (and, for a Slurm or Kubernetes executor, each cell's sbatch script or Job and Service) without launching anything")
     .option('--parallel <n>', "servers at once (default: the plan's executor.parallel)")
     .option('--format <format>', 'text or json', 'text')
     .option('--quiet', 'plain progress lines, no live line')
@@ -172,7 +169,6 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
       const executor = createLocalExecutor({
         runDir,
         slots,
-        gpus: plan.executor.gpus,
         // launch.cwd is relative to the plan file (as paths in compose files are); default: where faultline runs
         cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
         health: plan.launch.health,
@@ -180,6 +176,14 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         stopTimeoutMs: plan.launch.stopTimeoutMs,
         baseEnv: runId ? { ...io.env, [RUN_ID_ENV]: runId } : io.env,
         onServerGroup: journalServerGroups(journal),
+      });
+      const cellExecutor = await executorForPlan(plan, executor, {
+        runDir,
+        cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
+        record: (r) => journal.append(r),
+        resumed,
+        slots,
+        env: io.env,
       });
       const progress = createProgress(io, { label: 'matrix', quiet: opts.quiet });
       const started = Date.now();
@@ -207,7 +211,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         }
         const run = await runMatrix({
           plan,
-          executor,
+          executor: cellExecutor,
           probe: createEngineProbe({ confirm: plan.confirm, planDir }),
           journal,
           resumed,

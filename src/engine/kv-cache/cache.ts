@@ -24,6 +24,13 @@ export interface KvCacheSpec {
   pageSize: number;
   /** Per-layer per-tensor scales from the checkpoint (1.0 when absent); used only by the fp8 dtype. */
   scales: { k: number; v: number }[];
+  /** Per-layer dtype where it differs from `dtype` (vLLM's --kv-cache-dtype-skip-layers). */
+  layerDtypes?: readonly KvDtype[];
+}
+
+/** The dtype layer `layer` stores its K/V in. */
+export function layerDtype(spec: KvCacheSpec, layer: number): KvDtype {
+  return spec.layerDtypes?.[layer] ?? spec.dtype;
 }
 
 /**
@@ -67,7 +74,7 @@ export class KvCacheFullError extends Error {
 
 /** Multiplier from stored value to real K (or V): the scale for FP8, 1 otherwise. */
 export function dequantScale(spec: KvCacheSpec, layer: number, which: 'k' | 'v'): number {
-  return spec.dtype === 'fp8_e4m3' ? Math.fround(spec.scales[layer][which]) : 1;
+  return layerDtype(spec, layer) === 'fp8_e4m3' ? Math.fround(spec.scales[layer][which]) : 1;
 }
 
 export type CodeArray = Float32Array | Uint16Array | Uint8Array;

@@ -3,7 +3,7 @@
  * per layer, one array [2 (K, V), Hkv, capacity, hd] that doubles when it fills up.
  * Same dtype conversion (cache.ts storeRun), no blocks: a view is plain arithmetic.
  */
-import { newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 interface Sequence {
   length: number;
@@ -30,7 +30,8 @@ export class ContiguousKvCache implements KvCache {
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
-    const { numKvHeads: H, headDim: hd, dtype, scales } = this.spec;
+    const { numKvHeads: H, headDim: hd, scales } = this.spec;
+    const dtype = layerDtype(this.spec, layer);
     const seq = this.seqs.get(seqId);
     if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const cap = seq.capacity;
@@ -67,10 +68,10 @@ export class ContiguousKvCache implements KvCache {
   }
 
   private grow(seq: Sequence, capacity: number): void {
-    const { numLayers, numKvHeads: H, headDim: hd, dtype } = this.spec;
+    const { numLayers, numKvHeads: H, headDim: hd } = this.spec;
     for (let l = 0; l < numLayers; l++) {
       const values = new Float32Array(2 * H * capacity * hd);
-      const codes = newCodeArray(dtype, values.length);
+      const codes = newCodeArray(layerDtype(this.spec, l), values.length);
       const old = seq.values[l];
       if (old) {
         // copy each (K|V, head) row block [seq.capacity, hd] into its new, longer slot

@@ -8,7 +8,7 @@
  * (vLLM does not either): a kernel that reads outside its range reads stale data, as on a GPU.
  */
 import { BlockManager, type PrefixCacheStats } from './block-manager.js';
-import { newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 import type { StateFaults } from '../state-faults.js';
 import type { KvBlockSpace } from '../step-engine.js';
 
@@ -111,7 +111,8 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
-    const { numKvHeads: H, headDim: hd, pageSize: P, dtype, scales } = this.spec;
+    const { numKvHeads: H, headDim: hd, pageSize: P, scales } = this.spec;
+    const dtype = layerDtype(this.spec, layer);
     if (pos >= this.length(seqId)) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const block = this.blocks.table(seqId)[Math.floor(pos / P)];
     const off = pos % P;
@@ -157,7 +158,7 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
     const cap = Math.min(this.blocks.numBlocks, Math.max(blocks, this.capacity * 2, 4));
     for (let l = 0; l < this.spec.numLayers; l++) {
       const values = new Float32Array(cap * this.blockElems);
-      const codes = newCodeArray(this.spec.dtype, cap * this.blockElems);
+      const codes = newCodeArray(layerDtype(this.spec, l), cap * this.blockElems);
       if (this.values[l]) values.set(this.values[l]);
       if (this.codes[l]) codes.set(this.codes[l] as never);
       this.values[l] = values;

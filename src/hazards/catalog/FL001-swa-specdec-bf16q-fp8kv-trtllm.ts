@@ -108,6 +108,12 @@ export const FL001 = defineHazard({
       label: 'for Gemma 4: drop --attention-backend',
       why: 'with no backend given, vLLM picks TRITON_ATTN (FA4 on newer versions) for Gemma 4’s heterogeneous head dims and avoids FlashInfer itself',
     },
+    {
+      id: 'skip-sliding-layers',
+      change: { set: { kv_cache_dtype_skip_layers: ['sliding_window'] } },
+      inferred: true,
+      why: 'vLLM’s --kv-cache-dtype-skip-layers sliding_window gives every sliding-window layer an unquantized (model dtype) cache, so the windowed kernels never see FP8 KV; the full-attention layers keep FP8. Not tested against the kernel by the record: the engine’s emulation (--kv-cache-dtype-skip-layers) lets kernel verify and a probe decide',
+    },
   ],
   nonRemedies: [
     {
@@ -171,6 +177,11 @@ export const FL001 = defineHazard({
       title:
         'vllm-project/vllm PR #25196: Enable FlashInfer spec decoding (spec verify on the trtllm-gen decode kernel)',
       url: 'https://github.com/vllm-project/vllm/pull/25196',
+    },
+    {
+      title:
+        'vllm-project/vllm: vllm/config/cache.py @ 002f10e0 (kv_cache_dtype_skip_layers accepts "sliding_window") and vllm/model_executor/layers/attention/attention.py @ 0014ca6b (a sliding-window layer in the list gets kv_cache_dtype auto)',
+      url: 'https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py',
     },
   ],
   docs: {

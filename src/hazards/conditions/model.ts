@@ -109,3 +109,26 @@ export function attentionSinks(): Condition {
     },
   };
 }
+
+/** Sequences can grow past `tokens` (--max-model-len unset, i.e. the model's own length, or larger). */
+export function contextCanExceed(tokens: number): Condition {
+  return {
+    name: 'long-context',
+    description: `sequences can grow past ${tokens} tokens (--max-model-len unset or larger)`,
+    check(d: Deployment): ConditionResult {
+      const a = arg(d, 'max_model_len');
+      if (!a || show(a.value).toLowerCase() === 'auto')
+        return { status: 'met', detail: `--max-model-len is unset: the model's own context length applies` };
+      const n = asInt(a.value);
+      if (n === undefined)
+        return {
+          status: 'unknown',
+          detail: `--max-model-len ${show(a.value)} is not a token count`,
+          at: a.at,
+        };
+      return n > tokens
+        ? { status: 'met', detail: `--max-model-len ${n} > ${tokens}`, at: a.at }
+        : { status: 'not-met', detail: `--max-model-len ${n} ≤ ${tokens}`, at: a.at };
+    },
+  };
+}

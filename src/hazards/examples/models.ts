@@ -29,6 +29,7 @@ const nvfp4Modelopt = (kv: boolean) => ({
 const gemma4 = (over: Partial<ModelFacts> = {}): ModelFacts => ({
   source: 'config.json',
   modelType: 'gemma4_text',
+  multimodal: true,
   layers: pattern(60, 6, 'full', 'sliding'),
   window: 1024,
   notes: [],
@@ -53,6 +54,7 @@ const layerScales = (n: number, q: number | undefined, k: number, v: number): Mo
 const llama = (over: Partial<ModelFacts> = {}): ModelFacts => ({
   source: 'config.json',
   modelType: 'llama',
+  multimodal: false,
   layers: Array<LayerKind>(32).fill('full'),
   notes: [],
   ...over,
@@ -89,6 +91,11 @@ const PRESETS: readonly ModelPreset[] = [
   { id: 'qwen3-next-80b-a3b', label: 'Qwen/Qwen3-Next-80B-A3B-Instruct (hybrid: 36 GDN + 12 attention layers)', facts: () => qwenHybrid('qwen3_next', 48) },
   { id: 'deepseek-r1', label: 'deepseek-ai/DeepSeek-R1 (MLA, 61 layers)', facts: () => ({ source: 'config.json', modelType: 'deepseek_v3', layers: Array<LayerKind>(61).fill('full'), notes: [] }) },
   { id: 'gpt-oss-20b', label: 'openai/gpt-oss-20b (attention sinks; 24 layers alternating sliding-window (128 tokens) and full)', facts: () => ({ source: 'config.json', modelType: 'gpt_oss', layers: Array.from({ length: 24 }, (_, i): LayerKind => (i % 2 ? 'full' : 'sliding')), window: 128, notes: [] }) },
+  { id: 'gemma-4-12b-it', label: 'google/gemma-4-12B-it (48 layers: 40 sliding-window with a 1024-token window, 8 full)', facts: () => gemma4({ layers: pattern(48, 6, 'full', 'sliding') }) },
+  { id: 'qwen2.5-vl-7b-instruct', label: 'Qwen/Qwen2.5-VL-7B-Instruct (Qwen2.5-VL, 28 full-attention layers, BF16, no KV scales)', facts: () => ({ source: 'config.json', modelType: 'qwen2_5_vl_text', multimodal: true, layers: Array<LayerKind>(28).fill('full'), scales: { present: { q: false, k: false, v: false } }, notes: [] }) },
+  { id: 'ministral-3-3b-calibrated', label: 'mistralai/Ministral-3-3B-Instruct-2512 with its calibrated attention scales (q_scale 0.0277 in layer 0, as vllm PR #53754 measured; other layers and the layer layout not modelled)', facts: () => ({ source: 'config.json', layers: [], scales: { present: { q: true, k: false, v: false }, q: [0.0277] }, notes: [] }) },
+  { id: 'glm-5.1-nvfp4', label: 'GLM-5.1 NVFP4 (GlmMoeDsaForCausalLM: sparse MLA, model_type glm_moe_dsa; the layer layout is not modelled)', facts: () => ({ source: 'config.json', modelType: 'glm_moe_dsa', layers: [], notes: [] }) },
+  { id: 'deepseek-v4-flash', label: 'deepseek-ai/DeepSeek-V4-Flash (DeepseekV4ForCausalLM, model_type deepseek_v4, 43 layers)', facts: () => ({ source: 'config.json', modelType: 'deepseek_v4', layers: Array<LayerKind>(43).fill('full'), notes: [] }) },
 ];
 
 const byId = new Map(PRESETS.map((p) => [p.id, p]));

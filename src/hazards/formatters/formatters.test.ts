@@ -23,6 +23,7 @@ const canonical = buildDeployment({
   env: { VLLM_LOGGING_LEVEL: 'DEBUG', HF_TOKEN: 'hf_secret' },
 });
 canonical.args.set('api_key', { value: 'sk-secret', at: { file: TEST_FILE, line: 9, column: 3 } });
+canonical.args.set('max_num_batched_tokens', { value: 8192, at: { file: TEST_FILE, line: 10, column: 3 } });
 const possibly = buildDeployment({ ...canonicalOptions(), gpu: undefined });
 possibly.source = { file: 'k8s/deploy.yaml', kind: 'kubernetes', object: 'Deployment/gemma/container vllm' };
 const deployments = [canonical, possibly];
@@ -70,6 +71,8 @@ test('JSON deployments are summarised, with credentials redacted and irrelevant 
   assert.equal(d.model, 'nvidia/Gemma-4-31B-IT-NVFP4');
   assert.equal(d.args.kv_cache_dtype, 'fp8_e4m3');
   assert.equal(d.args.api_key, '<redacted>');
+  // An ordinary argument whose name mentions tokens is shown as it is.
+  assert.equal(d.args.max_num_batched_tokens, 8192);
   assert.deepEqual(d.env, { VLLM_LOGGING_LEVEL: 'DEBUG' });
   assert.deepEqual(d.gpu, { name: 'NVIDIA B200', sm: 100 });
   assert.deepEqual(d.modelFacts?.layers, { total: 60, sliding: 50, full: 10, chunked: 0, linear: 0 });
@@ -142,7 +145,7 @@ test('SARIF validates against the official 2.1.0 schema (draft-04) and carries r
   const log = toSarif(findings);
   const run = log.runs[0];
   assert.equal(run.tool.driver.rules?.length, hazards.length);
-  assert.match(run.tool.driver.rules?.[0].helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
+  assert.match(run.tool.driver.rules?.find((x) => x.id === 'FL001')?.helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
   const r = run.results?.find((x) => x.ruleId === 'FL001' && !x.message.text?.startsWith('possibly'));
   assert.equal(r?.level, 'warning');
   assert.deepEqual(r?.locations?.[0].physicalLocation?.region, { startLine: 5, startColumn: 3 });

@@ -15,7 +15,7 @@ function apply(argv: string[], change: LaunchChange) {
   return { words, out, again: deploymentFromArgv(words, { cwd: '/' }) };
 }
 
-test('segments: program words, options with their values, dotted keys under their dest, positionals', () => {
+test('segments: program words, options with their values, dotted keys under their dest, unknown options with a guessed value, positionals', () => {
   const argv = [
     'vllm',
     'serve',
@@ -25,6 +25,8 @@ test('segments: program words, options with their values, dotted keys under thei
     '--enforce-eager',
     '--attention-config.backend',
     'X',
+    '--zz-top',
+    'v',
     '--x-y=1',
     'extra',
   ];
@@ -37,7 +39,8 @@ test('segments: program words, options with their values, dotted keys under thei
       ['-tp 2', 'tensor_parallel_size', undefined],
       ['--enforce-eager', 'enforce_eager', undefined],
       ['--attention-config.backend X', 'attention_config', 'backend'],
-      ['--x-y=1', undefined, undefined],
+      ['--zz-top v', 'zz_top', undefined],
+      ['--x-y=1', 'x_y', undefined],
       ['extra', undefined, undefined],
     ],
   );

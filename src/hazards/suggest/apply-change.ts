@@ -9,7 +9,8 @@
 import type { Located } from '../../core/located.js';
 import type { ArgToken } from '../../deployment/argv-token.js';
 import type { Deployment } from '../../deployment/deployment.js';
-import { buildFlagIndex, longOptionOf, type FlagSpec } from '../../deployment/vllm-flags.js';
+import { longOptionOf, type FlagSpec } from '../../deployment/vllm-flags.js';
+import { chooseFlagTable } from '../../deployment/vllm-flag-table.js';
 import { describeChange, list, type ArgData, type LaunchChange } from '../change.js';
 import { segmentArgv, type ArgGroup } from './segment.js';
 
@@ -62,7 +63,7 @@ class ArgvEditor {
   private readonly inserts = new Map<number, ArgToken[]>();
   private readonly appended: ArgToken[] = [];
   private readonly groups: ArgGroup[];
-  private readonly index = buildFlagIndex();
+  private readonly index = chooseFlagTable(undefined).index;
 
   constructor(tokens: readonly ArgToken[]) {
     this.words = [...tokens];

@@ -8,13 +8,14 @@
  */
 import type { ArgToken } from '../../deployment/argv-token.js';
 import { looksLikeOption } from '../../deployment/vllm-argparse.js';
-import { buildFlagIndex, type FlagSpec } from '../../deployment/vllm-flags.js';
+import { destOf, type FlagSpec } from '../../deployment/vllm-flags.js';
+import { chooseFlagTable } from '../../deployment/vllm-flag-table.js';
 
 export interface ArgGroup {
   /** Index of the group's first word in the argv, and one past its last. */
   start: number;
   end: number;
-  /** The option's dest; undefined for positionals and options vLLM's table does not know. */
+  /** The option's dest (guessed from the name for an option no table knows); undefined for positionals. */
   dest?: string;
   spec?: FlagSpec;
   /** For a dotted sub-key: the path after the dest (`backend` in `--attention-config.backend`). */
@@ -54,7 +55,7 @@ function optionName(text: string): { name: string; path?: string; explicit: bool
 }
 
 export function segmentArgv(tokens: readonly ArgToken[]): SegmentedArgv {
-  const index = buildFlagIndex();
+  const index = chooseFlagTable(undefined).index;
   const start = programLength(tokens);
   const groups: ArgGroup[] = [];
   let k = start;
@@ -76,6 +77,12 @@ export function segmentArgv(tokens: readonly ArgToken[]): SegmentedArgv {
       if (takesValue && match.spec.kind === 'list' && path === undefined)
         while (k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index)) k++;
       else if (takesValue && k < tokens.length && !looksLikeOption(tokens[k].text, index)) k++;
+      group.end = k;
+    } else if (name.startsWith('--') && path === undefined) {
+      // An option no table knows (lint's FL000): its dest and value read as the argv parser guesses them,
+      // so a remedy can drop exactly its words.
+      group.dest = destOf(name);
+      if (!explicit && k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index)) k++;
       group.end = k;
     }
     groups.push(group);

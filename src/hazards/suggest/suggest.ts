@@ -95,7 +95,7 @@ function place(d: Deployment, argv: readonly ArgToken[], applied: AppliedChange,
         };
     }
     if (!inLiteralBlock(text, first)) return fallback;
-  }
+  } else if (d.source.kind !== 'shell') return fallback; // a --config file, guard's argv: no command text to replace
   const span = shellSpan(text, first, last);
   if (!span) return fallback;
   const indent = indentOf(text.split('\n')[first.line - 1] ?? '');
