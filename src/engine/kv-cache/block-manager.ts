@@ -220,6 +220,7 @@ export class BlockManager {
   }
 
   private release(b: number): void {
+    if (this.refs[b] === 0) return; // already forced free (fault model): it is on the free list once
     if (--this.refs[b] > 0) return;
     if (this.keyOf[b] !== null) this.cachedFree.add(b);
     else this.plainFree.push(b);
