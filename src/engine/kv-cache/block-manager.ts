@@ -33,6 +33,8 @@ interface SeqBlocks {
   committed: number;
   /** Chained key of each full committed block of the table. */
   keys: string[];
+  /** The prefix lookup of attachPrefix, counted in the stats once the sequence's first slots are allocated (a sequence that waits on is looked up again). */
+  lookup?: { queries: number; hits: number };
 }
 
 export interface PrefixCacheStats {
@@ -129,11 +131,8 @@ export class BlockManager {
     const { blocks, keys } = this.cachedRun(tokens);
     for (const b of blocks) this.take(b);
     const n = blocks.length * this.pageSize;
-    this.seqs.set(seqId, { table: blocks, tokens: tokens.slice(0, n), committed: n, keys });
-    if (this.prefixCaching) {
-      this.stats.queries += tokens.length;
-      this.stats.hits += n;
-    }
+    const lookup = this.prefixCaching ? { queries: tokens.length, hits: n } : undefined;
+    this.seqs.set(seqId, { table: blocks, tokens: tokens.slice(0, n), committed: n, keys, lookup });
     return n;
   }
 
@@ -150,6 +149,11 @@ export class BlockManager {
     seq.committed = seq.tokens.length + committed;
     seq.tokens.push(...tokens);
     this.seqs.set(seqId, seq);
+    if (seq.lookup) {
+      this.stats.queries += seq.lookup.queries;
+      this.stats.hits += seq.lookup.hits;
+      seq.lookup = undefined;
+    }
     this.registerFullBlocks(seq);
     return true;
   }
