@@ -12,11 +12,13 @@ import { randomModel, tinyConfig } from './testing/random-init.js';
 import { GREEDY } from './sampling.js';
 import { Scheduler, type SequenceHandle } from './scheduler.js';
 import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from './sequence.js';
+import { specConfig, type SpecConfig } from './speculative/config.js';
 import type { StateFaultName } from './state-faults.js';
 
 const model = randomModel(tinyConfig(), { seed: 5, std: 0.08 });
 
 interface Setup {
+  spec?: SpecConfig | null;
   prefixCaching?: boolean;
   numBlocks?: number;
   faults?: StateFaultName[];
@@ -33,8 +35,9 @@ function scheduler(o: Setup = {}): Scheduler {
     numBlocks: o.numBlocks,
     prefixCaching: o.prefixCaching,
     stateFaults: faults,
+    numSpeculativeTokens: o.spec?.numSpeculativeTokens ?? 0,
   });
-  return new Scheduler(engine, { spec: null, maxNumSeqs: 8, maxModelLen: 512, maxNumBatchedTokens: o.maxNumBatchedTokens, stateFaults: faults });
+  return new Scheduler(engine, { spec: o.spec ?? null, maxNumSeqs: 8, maxModelLen: 512, maxNumBatchedTokens: o.maxNumBatchedTokens, stateFaults: faults });
 }
 const cacheOf = (s: Scheduler) => (s.engine as Engine).cache as PagedKvCache;
 
@@ -106,6 +109,20 @@ describe('KV state under traffic ≡ each request alone', () => {
         else assert.equal(s.counters.preemptions, 0);
         assert.equal(kv.numFree, kv.numBlocks, 'every block is free at the end');
       });
+
+  test('with speculative decoding (suffix, k = 3): drafts are never cached, rejected ones roll back; prefix caching + preemption ≡ alone', () => {
+    const spec = specConfig('suffix', 3);
+    const s = scheduler({ prefixCaching: true, numBlocks: 6, spec });
+    const runs = traffic(s, false);
+    assert.ok(s.counters.preemptions > 0 && s.counters.specDrafts > 0);
+    assert.ok(cacheOf(s).stats.hits > 0);
+    runs.forEach((r, i) => {
+      const ref = scheduler();
+      const want = submit(ref, { promptIds: family[i], maxTokens: 8 + (i % 3) * 4, promptLogprobs: i === 4 ? 2 : null });
+      ref.runToCompletion();
+      assert.deepEqual(r.tokens.map((t) => t.id), want.tokens.map((t) => t.id), `request ${i}`);
+    });
+  });
 
   test('a request the budget cannot hold even alone ends with an error, not a hang', () => {
     const s = scheduler({ numBlocks: 2 });
