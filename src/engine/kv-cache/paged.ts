@@ -41,10 +41,6 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
     this.blockElems = 2 * spec.numKvHeads * spec.pageSize * spec.headDim;
   }
 
-  get numFreeBlocks(): number {
-    return this.blocks.numFree;
-  }
-
   // KvBlockSpace (step-engine.ts): what the scheduler manages of this cache
   get numBlocks(): number {
     return this.blocks.numBlocks;
