@@ -96,7 +96,7 @@ export function planGeneration(
 export function choicePlans(ctx: ServerContext, plans: GenerationPlan[], n: number | null | undefined): GenerationPlan[] {
   const k = n ?? 1;
   if (plans.length * k > ctx.limits.maxPrompts) throw badRequest(`at most ${ctx.limits.maxPrompts} choices per request (prompts × n), got ${plans.length * k}`, 'n');
-  return plans.flatMap((p) => Array.from({ length: k }, (_, i) => (i === 0 ? p : { ...p, request: { ...p.request, seed: (p.request.seed + i) | 0 } })));
+  return plans.flatMap((p) => Array.from({ length: k }, (_, i) => (i === 0 ? p : { ...p, request: { ...p.request, seed: p.request.seed + i } })));
 }
 
 export function ensureReady(ctx: ServerContext): void {
