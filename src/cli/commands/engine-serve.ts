@@ -79,7 +79,7 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
     .join(', ')} are accepted without effect.
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
   POST /tokenize, POST /detokenize, GET /metrics.
-Refused with 400 (never silently ignored), as the engine does not implement them: n or best_of > 1,
+Refused with 400 (never silently ignored), as the engine does not implement them: best_of > 1,
   presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
   tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
   custom chat_template; and, as vLLM refuses it, stream_options without stream.
