@@ -124,6 +124,23 @@ describe('KV state under traffic ≡ each request alone', () => {
     });
   });
 
+  test('a failed step leaves no cached prefix behind: its blocks were registered but never written', () => {
+    const s = scheduler({ prefixCaching: true });
+    const p = ids(41, 40);
+    const forward = s.engine.forward.bind(s.engine);
+    s.engine.forward = () => {
+      throw new Error('injected failure');
+    };
+    const failed = submit(s, { promptIds: p });
+    s.step();
+    assert.equal(failed.finish?.reason, 'error');
+    s.engine.forward = forward;
+    const again = submit(s, { promptIds: p });
+    s.runToCompletion();
+    assert.equal(cacheOf(s).stats.hits, 0);
+    assert.deepEqual(again.tokens, alone({ promptIds: p }).tokens);
+  });
+
   test('a request the budget cannot hold even alone ends with an error, not a hang', () => {
     const s = scheduler({ numBlocks: 2 });
     const r = submit(s, { promptIds: ids(9, 40) });

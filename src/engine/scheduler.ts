@@ -223,7 +223,9 @@ export class Scheduler {
     try {
       results = this.engine.forward(batch);
     } catch (e) {
-      // the engine left every sequence as it was; these requests cannot continue
+      // the engine left every sequence as it was; these requests cannot continue, and the blocks
+      // registered for this step were never written, so no prefix may hit them
+      this.engine.kvBlocks?.resetPrefixCache();
       const message = e instanceof Error ? e.message : String(e);
       for (const s of this.running) s.finished = { reason: 'error', error: message };
       this.reap();

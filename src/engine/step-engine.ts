@@ -54,6 +54,8 @@ export interface KvBlockSpace {
   attachPrefix(seqId: number, tokens: readonly number[]): number;
   /** Slots for the next step's `tokens` (the first `committed` final, the rest drafts); false, changing nothing, when out of blocks. */
   allocateSlots(seqId: number, tokens: readonly number[], committed: number): boolean;
+  /** Forgets every cached prefix (after a failed step, whose blocks were registered but never written). */
+  resetPrefixCache(): void;
 }
 
 export interface StepEngine {

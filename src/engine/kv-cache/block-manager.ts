@@ -196,6 +196,14 @@ export class BlockManager {
     this.seqs.delete(seqId);
   }
 
+  /** Forgets every cached prefix (vLLM's reset_prefix_cache): blocks keep their owners, none can be hit. */
+  resetPrefixCache(): void {
+    for (let b = 0; b < this.numBlocks; b++) this.keyOf[b] = null;
+    this.byKey.clear();
+    for (const b of this.cachedFree) this.plainFree.push(b);
+    this.cachedFree.clear();
+  }
+
   private registerFullBlocks(seq: SeqBlocks): void {
     if (!this.prefixCaching) return;
     const P = this.pageSize;

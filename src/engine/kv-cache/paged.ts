@@ -61,6 +61,10 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
     return this.blocks.stats;
   }
 
+  resetPrefixCache(): void {
+    this.blocks.resetPrefixCache();
+  }
+
   /** Blocks a sequence would need in addition to grow to newLen tokens. */
   blocksNeeded(seqId: number, newLen: number): number {
     return this.blocks.blocksNeeded(seqId, newLen);
