@@ -53,3 +53,14 @@ test('chat with n = 2, streamed: each choice opens with its role and ends with i
   const streamed = [0, 1].map((i) => events.filter((e) => e.choices[0]?.index === i).map((e) => e.choices[0].delta.content ?? '').join(''));
   assert.deepEqual(streamed, whole.json.choices.map((c: Json) => c.message.content));
 });
+
+test('every stateful fault model on, independent requests one at a time: exactly the clean server (the faults need traffic)', async () => {
+  const faulty = testServer({ prefixCaching: true, numGpuBlocks: 20, stateFaults: new Set(['stale-prefix-hash', 'abort-frees-shared-blocks', 'prompt-logprobs-chunk-offset']) });
+  const clean = testServer();
+  for (const [i, prompt] of ['first independent prompt', 'a second, unrelated one', 'and a third that shares nothing'].entries()) {
+    const body = { prompt, max_tokens: 10, ignore_eos: true, logprobs: 2, prompt_logprobs: 1, return_token_ids: true, seed: i, ...sampled };
+    const [a, b] = [await post(faulty, '/v1/completions', body), await post(clean, '/v1/completions', body)];
+    assert.equal(a.status, 200, a.text);
+    assert.deepEqual(a.json.choices, b.json.choices);
+  }
+});
