@@ -28,6 +28,7 @@ export interface LintInput {
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  sglangVersion?: string;
   cwd: string;
   /** Record flags vLLM does not know as notes instead of failing (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
@@ -55,6 +56,7 @@ export function runLint(input: LintInput): LintOutcome {
     gpu: input.gpu,
     vllmVersion: input.vllmVersion,
     flashinferVersion: input.flashinferVersion,
+    sglangVersion: input.sglangVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
   };

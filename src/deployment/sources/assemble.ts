@@ -15,6 +15,8 @@ import { parseGpu } from '../gpu.js';
 import { readModelFacts } from '../model-config.js';
 import { parseVersion } from '../versions.js';
 import { parseVllmCommand } from '../vllm-args.js';
+import { sglangProgramLength } from '../engines/sglang/command.js';
+import { assembleSglangDeployment } from './assemble-sglang.js';
 import type { LaunchCommand } from './launch-command.js';
 
 export interface AssembleOptions {
@@ -24,6 +26,8 @@ export interface AssembleOptions {
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  /** The CLI's --sglang-version (SGLang launches). */
+  sglangVersion?: string;
   cwd: string;
   /** Note flags vLLM does not know instead of failing on them. */
   allowUnknownFlags?: boolean;
@@ -37,6 +41,8 @@ const OFFICIAL_IMAGE = /^(?:docker\.io\/)?vllm\/vllm-openai:v?(\d+\.\d+\.\d+[\w.
 
 export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions): Deployment {
   const relocate = relocator(launch, opts);
+  if (sglangProgramLength(launch.tokens) !== undefined)
+    return assembleSglangDeployment(launch, opts, relocate);
   const parsed = parseVllmCommand(launch.tokens, {
     baseDir: launch.baseDir,
     readFile: (p) => launch.files.get(resolve(p))?.text ?? readFileSync(p, 'utf8'),
@@ -74,12 +80,12 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   return d;
 }
 
-function located(at: SourceLocation | undefined): { at?: SourceLocation } {
+export function located(at: SourceLocation | undefined): { at?: SourceLocation } {
   return at ? { at } : {};
 }
 
 /** Maps the parser's locations (absolute paths, virtual heredoc files) to what the user wrote. */
-function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
+export function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
   return (at) => {
     if (!at) return at;
     const virtual = launch.files.get(at.file);
@@ -97,7 +103,7 @@ function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLoc
 /** --model-config facts per options object: a directory of 1,000 manifests reads config.json once. */
 const explicitFacts = new WeakMap<AssembleOptions, ModelFacts>();
 
-function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
+export function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
   if (opts.modelConfig) {
     let facts = explicitFacts.get(opts);
     if (!facts) explicitFacts.set(opts, (facts = readModelFacts(resolve(opts.cwd, opts.modelConfig))));
@@ -133,7 +139,7 @@ function localModelDir(launch: LaunchCommand, model: string | undefined, opts: A
   return candidates.find((p) => existsSync(join(p, 'config.json')) && statSync(p).isDirectory());
 }
 
-function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
+export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
   if (opts.gpu) return { value: parseGpu(opts.gpu) };
   const mapped: Located<GpuFacts>[] = [];
   for (const hint of launch.gpuHints) {
@@ -169,7 +175,7 @@ function versionsOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located
   return versions;
 }
 
-function checkedVersion(text: string, option: string): string {
+export function checkedVersion(text: string, option: string): string {
   if (parseVersion(text)) return text.trim();
   throw new UserError(`${option} "${text}" is not a version`, {
     code: 'E_USAGE',

@@ -2,13 +2,15 @@
  * Finds where vLLM starts inside a command's words, looking through what wraps it:
  * `exec`, `nohup`, `uv run`, `env A=B`, `sudo`, `docker run … IMAGE`, `bash -c "…"` and the like.
  * The launch is `vllm serve …` (any path ending in /vllm) or
- * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server).
+ * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server),
+ * or an SGLang server (`sglang serve`, `python… -m sglang.launch_server`: sglang-start.ts).
  * Words are scanned left to right, so unknown wrappers (`srun --gres=gpu:8 vllm serve …`) work too.
  */
 import type { Located } from '../../core/located.js';
 import { synthesized, toToken, type ArgField } from './arg-field.js';
 import { parseDockerRun } from './docker-run.js';
 import type { ArgToken } from './launch-command.js';
+import { isSglangModule, looksLikeSglangImage, matchSglangServe, sglangEntrypointForm } from './sglang-start.js';
 
 export interface LaunchMatch {
   /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
@@ -55,6 +57,11 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       m.tokens = words.slice(i).map(toToken);
       return true;
     }
+    const sglang = matchSglangServe(words, i);
+    if (sglang) {
+      m.tokens = sglang;
+      return true;
+    }
     if (PYTHON.test(name)) {
       const tokens = matchPythonModule(words, i);
       if (tokens) {
@@ -92,6 +99,8 @@ function scanContainer(words: ArgField[], m: LaunchMatch, opts: FindOptions): bo
   const inner = run.entrypoint ? [run.entrypoint, ...run.command] : run.command;
   if (scan(inner, m, {})) return true;
   // No command, or only arguments: the image's entrypoint runs them.
+  if (!run.entrypoint && looksLikeSglangImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text))
+    return sglangEntrypointForm(run.image, inner, m);
   if (!run.entrypoint && looksLikeVllmImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text)) {
     return entrypointForm(run.image, inner, m);
   }
@@ -119,7 +128,7 @@ export function entrypointForm(image: ArgField | undefined, args: ArgField[], m:
 /** A word that names a program rather than an argument of vLLM (`bash`, `python3`, `ls` …). */
 function isProgram(word: string): boolean {
   const name = basename(word);
-  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm';
+  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm' || name === 'sglang';
 }
 
 export function looksLikeVllmImage(image: string): boolean {
@@ -132,10 +141,10 @@ function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined
     const t = words[k].text;
     if (t === '-m') {
       const mod = words[k + 1];
-      if (mod && VLLM_MODULES.has(mod.text)) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
+      if (mod && (VLLM_MODULES.has(mod.text) || isSglangModule(mod.text))) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
       return undefined;
     }
-    if (t.startsWith('-m') && VLLM_MODULES.has(t.slice(2))) {
+    if (t.startsWith('-m') && (VLLM_MODULES.has(t.slice(2)) || isSglangModule(t.slice(2)))) {
       const at = words[k].at;
       return [toToken(words[i]), synthesized('-m', at), synthesized(t.slice(2), at), ...words.slice(k + 1).map(toToken)];
     }
