@@ -19,6 +19,7 @@ import { FL013 } from './catalog/FL013-specdec-penalties-dropped.js';
 import { FL014 } from './catalog/FL014-hybrid-ngram-stale-recurrent-state.js';
 import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
 import { FL016 } from './catalog/FL016-mla-chunked-context-merge.js';
+import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
   const sorted = [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -50,6 +51,7 @@ export const hazards: readonly Hazard[] = registry([
   FL014,
   FL015,
   FL016,
+  ...SGLANG_HAZARDS,
 ]);
 
 /** Finds a hazard by id (case-insensitive) or alias. */

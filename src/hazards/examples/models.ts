@@ -5,6 +5,7 @@
  * matters about it. Presets are data: the docs pages show the label, the table tests use the facts.
  */
 import type { LayerKind, ModelFacts } from '../../deployment/deployment.js';
+import { SGLANG_PRESETS } from './sglang-models.js';
 
 export interface ModelPreset {
   id: string;
@@ -91,7 +92,7 @@ const PRESETS: readonly ModelPreset[] = [
   { id: 'gpt-oss-20b', label: 'openai/gpt-oss-20b (attention sinks; 24 layers alternating sliding-window (128 tokens) and full)', facts: () => ({ source: 'config.json', modelType: 'gpt_oss', layers: Array.from({ length: 24 }, (_, i): LayerKind => (i % 2 ? 'full' : 'sliding')), window: 128, notes: [] }) },
 ];
 
-const byId = new Map(PRESETS.map((p) => [p.id, p]));
+const byId = new Map([...PRESETS, ...SGLANG_PRESETS].map((p) => [p.id, p]));
 
 export function modelPreset(id: string): ModelPreset | undefined {
   return byId.get(id);

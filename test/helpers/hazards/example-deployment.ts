@@ -21,12 +21,13 @@ const DIR = '/nonexistent-faultline-examples';
 export function exampleDeployment(x: ExampleLaunch, file: string): Deployment {
   const absPath = `${DIR}/${file}`;
   const { launches } = collectLaunches([{ path: file, absPath, baseDir: DIR, text: `${x.command}\n` }]);
-  assert.equal(launches.length, 1, `${file}: the example command must hold exactly one vLLM launch`);
+  assert.equal(launches.length, 1, `${file}: the example command must hold exactly one server launch`);
   const d = assembleDeployment(launches[0], {
     cwd: DIR,
     gpu: x.gpu,
     vllmVersion: x.vllm,
     flashinferVersion: x.flashinfer,
+    sglangVersion: x.sglang,
     displayPaths: new Map([[absPath, file]]),
   });
   if (x.model) {
@@ -51,6 +52,7 @@ export function applyToExample(x: ExampleLaunch, d: Deployment, change: LaunchCh
   const out: ExampleLaunch = { ...x, command: renderShell(applied.tokens, { env }) };
   if (change.versions?.vllm) out.vllm = change.versions.vllm;
   if (change.versions?.flashinfer) out.flashinfer = change.versions.flashinfer;
+  if (change.versions?.sglang) out.sglang = change.versions.sglang;
   if (change.model) out.model = change.model;
   return out;
 }

@@ -5,7 +5,8 @@
  * human_readable_int, json.loads, json_list_type, str) and choices. The last occurrence of a
  * dest wins, as in argparse. What argparse would reject (an unknown or ambiguous flag, a value
  * of the wrong type, a missing value, a stray positional) is returned as a located problem:
- * SGLang refuses such a launch at start, so lint says so and still reads the rest.
+ * SGLang refuses such a launch at start, so lint says so and still reads the rest. An unknown
+ * `--x v` is still kept as field `x` (the launch may run a release newer than the table).
  */
 import type { SourceLocation } from '../../../core/errors.js';
 import type { ArgToken } from '../../argv-token.js';
@@ -134,8 +135,13 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
     k++;
     if ('error' in resolved) {
       problem(resolved.error, tok.at);
-      // Skip its value word, if it has one, so the next flag is still read.
-      if (eq < 0 && k < tokens.length && !isOptionWord(tokens[k].text)) k++;
+      // Kept under its spelled name (a newer release than the table may know it), with its value
+      // word if it has one, so the next flag is still read.
+      let value: unknown = true;
+      if (eq >= 0) value = tok.text.slice(eq + 1);
+      else if (k < tokens.length && !isOptionWord(tokens[k].text)) value = tokens[k++].text;
+      if (name.startsWith('--') && !resolved.error.startsWith('ambiguous'))
+        out.args.set(name.slice(2).replace(/-/g, '_'), tok.at ? { value, at: tok.at } : { value });
       continue;
     }
     const { flag, option } = resolved;
