@@ -22,6 +22,8 @@ import type { LaunchCommand } from './launch-command.js';
 export interface AssembleOptions {
   /** Path to a config.json or model directory (the CLI's --model-config), relative to cwd. */
   modelConfig?: string;
+  /** Model facts already read (hazard examples' model presets); win over modelConfig. */
+  knownModelFacts?: ModelFacts;
   /** The CLI's --gpu: wins over GPU labels found in manifests. */
   gpu?: string;
   vllmVersion?: string;
@@ -104,6 +106,7 @@ export function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: So
 const explicitFacts = new WeakMap<AssembleOptions, ModelFacts>();
 
 export function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
+  if (opts.knownModelFacts) return opts.knownModelFacts;
   if (opts.modelConfig) {
     let facts = explicitFacts.get(opts);
     if (!facts) explicitFacts.set(opts, (facts = readModelFacts(resolve(opts.cwd, opts.modelConfig))));

@@ -22,19 +22,17 @@ export function exampleDeployment(x: ExampleLaunch, file: string): Deployment {
   const absPath = `${DIR}/${file}`;
   const { launches } = collectLaunches([{ path: file, absPath, baseDir: DIR, text: `${x.command}\n` }]);
   assert.equal(launches.length, 1, `${file}: the example command must hold exactly one server launch`);
+  const preset = x.model ? modelPreset(x.model) : undefined;
+  if (x.model) assert.ok(preset, `${file}: model preset ${x.model}`);
   const d = assembleDeployment(launches[0], {
     cwd: DIR,
+    ...(preset ? { knownModelFacts: preset.facts() } : {}),
     gpu: x.gpu,
     vllmVersion: x.vllm,
     flashinferVersion: x.flashinfer,
     sglangVersion: x.sglang,
     displayPaths: new Map([[absPath, file]]),
   });
-  if (x.model) {
-    const preset = modelPreset(x.model);
-    assert.ok(preset, `${file}: model preset ${x.model}`);
-    d.modelFacts = preset.facts();
-  }
   return d;
 }
 
