@@ -40,16 +40,24 @@ export function assembleSglangDeployment(
   if (facts) d.modelFacts = facts;
   const gpu = gpuOf(launch, opts, notes);
   if (gpu) d.gpu = gpu;
-  if (opts.flashinferVersion) d.versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
+  if (opts.flashinferVersion)
+    d.versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
   applySglangRewrites(d, parsed, relocate);
   return d;
 }
 
-function sglangVersionOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<string> | undefined {
+function sglangVersionOf(
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): Located<string> | undefined {
   if (opts.sglangVersion) return { value: checkedVersion(opts.sglangVersion, '--sglang-version') };
   const tag = launch.image && SGLANG_IMAGE.exec(launch.image.value)?.[1];
   if (tag && parseVersion(tag) && launch.image) {
-    notes.push({ value: `SGLang version ${tag} taken from the image tag ${launch.image.value}`, ...located(launch.image.at) });
+    notes.push({
+      value: `SGLang version ${tag} taken from the image tag ${launch.image.value}`,
+      ...located(launch.image.at),
+    });
     return { value: tag, ...located(launch.image.at) };
   }
   return undefined;

@@ -16,7 +16,9 @@ const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
 /** `sglang serve …` starting at word i. */
 export function matchSglangServe(words: ArgField[], i: number): ArgToken[] | undefined {
-  return basename(words[i].text) === 'sglang' && words[i + 1]?.text === 'serve' ? words.slice(i).map(toToken) : undefined;
+  return basename(words[i].text) === 'sglang' && words[i + 1]?.text === 'serve'
+    ? words.slice(i).map(toToken)
+    : undefined;
 }
 
 export function isSglangModule(name: string): boolean {
@@ -30,7 +32,12 @@ export function looksLikeSglangImage(image: string): boolean {
 export function sglangEntrypointForm(image: ArgField | undefined, args: ArgField[], m: LaunchMatch): boolean {
   if (args.length === 0 || !args[0].text.startsWith('--')) return false;
   const at = image?.at ?? args[0].at;
-  m.tokens = [synthesized('python3', at), synthesized('-m', at), synthesized('sglang.launch_server', at), ...args].map(toToken);
+  m.tokens = [
+    synthesized('python3', at),
+    synthesized('-m', at),
+    synthesized('sglang.launch_server', at),
+    ...args,
+  ].map(toToken);
   m.notes.push({
     value:
       'no command given: SGLang images have no server entrypoint (their CMD is /bin/bash), so as written the container runs the first argument as a program and SGLang never starts; read as `python3 -m sglang.launch_server` with these arguments',

@@ -16,10 +16,18 @@ export const FL200 = defineHazard({
     'The SWA paged prefill wrapper was planned without window_left, so FlashInfer compiled the per-element window mask out; ' +
     'the window_left passed at run time only drove coarse per-tile KV skipping, so tokens past the window attended stale keys. ' +
     'On SM100 the plan/run mismatch made outputs wrong from the first positions.',
-  affected: { sglang: 'releases before PR #31501 (merged Jul 2026); 0.5.6.post2 and earlier are affected, the first fixed release is not established' },
+  affected: {
+    sglang:
+      'releases before PR #31501 (merged Jul 2026); 0.5.6.post2 and earlier are affected, the first fixed release is not established',
+  },
   confidence: 'confirmed',
   conditions: [
-    attentionBackend('flashinfer-backend', ['flashinfer'], ['prefill'], 'prefill runs on the FlashInfer attention backend'),
+    attentionBackend(
+      'flashinfer-backend',
+      ['flashinfer'],
+      ['prefill'],
+      'prefill runs on the FlashInfer attention backend',
+    ),
     slidingWindowLayers(),
     pagedOnlyPrefill(),
     sglangFixedByPr(31501, '2026-07', 'the SWA paged prefill wrapper is planned without window_left'),
@@ -41,21 +49,26 @@ export const FL200 = defineHazard({
   nonRemedies: [],
   examples: {
     failing: {
-      command: 'python3 -m sglang.launch_server --model-path google/gemma-3-1b-it --attention-backend flashinfer --enable-deterministic-inference',
+      command:
+        'python3 -m sglang.launch_server --model-path google/gemma-3-1b-it --attention-backend flashinfer --enable-deterministic-inference',
       gpu: 'NVIDIA H100 80GB HBM3',
       model: 'sgl-gemma-3-1b-it',
       sglang: '0.5.6.post2',
       points: '--enable-deterministic-inference',
     },
     clean: {
-      command: 'python3 -m sglang.launch_server --model-path google/gemma-3-1b-it --attention-backend flashinfer',
+      command:
+        'python3 -m sglang.launch_server --model-path google/gemma-3-1b-it --attention-backend flashinfer',
       gpu: 'NVIDIA H100 80GB HBM3',
       model: 'sgl-gemma-3-1b-it',
       sglang: '0.5.6.post2',
     },
   },
   references: [
-    { title: 'sgl-project/sglang PR #31501: Pass window_left at plan time for the SWA paged prefill wrapper', url: 'https://github.com/sgl-project/sglang/pull/31501' },
+    {
+      title: 'sgl-project/sglang PR #31501: Pass window_left at plan time for the SWA paged prefill wrapper',
+      url: 'https://github.com/sgl-project/sglang/pull/31501',
+    },
   ],
   docs: {
     problem:

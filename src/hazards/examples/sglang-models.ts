@@ -6,7 +6,12 @@ import type { LayerKind, ModelFacts } from '../../deployment/deployment.js';
 import type { ModelPreset } from './models.js';
 
 const full = (n: number): LayerKind[] => Array<LayerKind>(n).fill('full');
-const facts = (modelType: string, architectures: string[], layers: LayerKind[], over: Partial<ModelFacts> = {}): ModelFacts => ({
+const facts = (
+  modelType: string,
+  architectures: string[],
+  layers: LayerKind[],
+  over: Partial<ModelFacts> = {},
+): ModelFacts => ({
   source: 'config.json',
   modelType,
   architectures,

@@ -14,5 +14,7 @@ export function flagIndexForArgv(tokens: readonly { text: string }[]): FlagIndex
 /** The words that start the server, for appending flags to a launch of the same engine. */
 export function programWordsOf(tokens: readonly ArgToken[]): ArgToken[] {
   const n = sglangProgramLength(tokens);
-  return n !== undefined ? tokens.slice(0, n).map((t) => ({ text: t.text })) : [{ text: 'vllm' }, { text: 'serve' }];
+  return n !== undefined
+    ? tokens.slice(0, n).map((t) => ({ text: t.text }))
+    : [{ text: 'vllm' }, { text: 'serve' }];
 }

@@ -57,7 +57,8 @@ function resolveOption(name: string, idx: SglangOptionIndex, allowAbbrev: boolea
   if (allowAbbrev && name.startsWith('--')) {
     const candidates = idx.longOptions.filter((o) => o.startsWith(name));
     const flags = new Set(candidates.map((o) => idx.byOption.get(o)));
-    if (flags.size === 1) return { flag: idx.byOption.get(candidates[0]) as SglangFlag, option: candidates[0] };
+    if (flags.size === 1)
+      return { flag: idx.byOption.get(candidates[0]) as SglangFlag, option: candidates[0] };
     if (candidates.length > 1)
       return { error: `ambiguous option: ${name} could match ${candidates.slice(0, 6).join(', ')}` };
   }
@@ -120,7 +121,8 @@ function switchValue(flag: SglangFlag): unknown {
 export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTable): SglangParse {
   const idx = optionIndex(table);
   const out: SglangParse = { args: new Map(), problems: [], notes: [] };
-  const problem = (message: string, at?: SourceLocation) => out.problems.push({ message, ...(at ? { at } : {}) });
+  const problem = (message: string, at?: SourceLocation) =>
+    out.problems.push({ message, ...(at ? { at } : {}) });
   let k = 0;
   while (k < tokens.length) {
     const tok = tokens[k];
@@ -145,9 +147,13 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
       continue;
     }
     const { flag, option } = resolved;
-    if (option !== name) out.notes.push({ message: `${name} is read as ${option} (argparse prefix match)`, at: tok.at });
+    if (option !== name)
+      out.notes.push({ message: `${name} is read as ${option} (argparse prefix match)`, at: tok.at });
     if (flag.action?.startsWith('Deprecated'))
-      out.notes.push({ message: `${option} is deprecated in this SGLang release${flag.newFlag ? `: use ${flag.newFlag}` : ''}`, at: tok.at });
+      out.notes.push({
+        message: `${option} is deprecated in this SGLang release${flag.newFlag ? `: use ${flag.newFlag}` : ''}`,
+        at: tok.at,
+      });
     const words: string[] = [];
     if (eq >= 0) words.push(tok.text.slice(eq + 1));
     if (flag.kind === 'flag') {
@@ -179,7 +185,7 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
       converted.push((c as { value: unknown }).value);
     }
     if (failed) continue;
-    const value = many ? converted : words.length ? converted[0] : flag.const ?? null;
+    const value = many ? converted : words.length ? converted[0] : (flag.const ?? null);
     setArg(out, flag, value, tok.at);
   }
   return out;

@@ -51,8 +51,15 @@ export function parseSglangCommand(tokens: readonly ArgToken[], version: string 
   for (const n of parsed.notes) notes.push({ value: n.message, ...(n.at ? { at: n.at } : {}) });
   const problems = parsed.problems.map((p) => ({ value: p.message, ...(p.at ? { at: p.at } : {}) }));
   const modelArg = parsed.args.get('model_path');
-  const model = typeof modelArg?.value === 'string' ? { value: modelArg.value, ...(modelArg.at ? { at: modelArg.at } : {}) } : undefined;
-  if (!model) problems.push({ value: 'the following arguments are required: --model-path/--model', ...(tokens[0]?.at ? { at: tokens[0].at } : {}) });
+  const model =
+    typeof modelArg?.value === 'string'
+      ? { value: modelArg.value, ...(modelArg.at ? { at: modelArg.at } : {}) }
+      : undefined;
+  if (!model)
+    problems.push({
+      value: 'the following arguments are required: --model-path/--model',
+      ...(tokens[0]?.at ? { at: tokens[0].at } : {}),
+    });
   return {
     entryPoint,
     ...(tokens[0]?.at ? { at: tokens[0].at } : {}),
@@ -70,7 +77,10 @@ function withoutModelType(tokens: readonly ArgToken[], notes: Located<string>[])
     const t = tokens[i];
     if (t.text === '--model-type' || t.text.startsWith('--model-type=')) {
       const value = t.text.includes('=') ? t.text.split('=')[1] : tokens[++i]?.text;
-      notes.push({ value: `sglang serve --model-type ${value ?? ''}: read by sglang serve itself`, ...(t.at ? { at: t.at } : {}) });
+      notes.push({
+        value: `sglang serve --model-type ${value ?? ''}: read by sglang serve itself`,
+        ...(t.at ? { at: t.at } : {}),
+      });
       continue;
     }
     out.push(t);

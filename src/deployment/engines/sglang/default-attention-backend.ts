@@ -47,7 +47,14 @@ const MLA_ARCHS = new Set([
   'SarvamMLAForCausalLM',
   'GlmMoeDsaForCausalLM',
 ]);
-const MLA_MODEL_TYPES = new Set(['deepseek_v2', 'deepseek_v3', 'deepseek_v32', 'kimi_k2', 'glm_moe_dsa', 'longcat_flash']);
+const MLA_MODEL_TYPES = new Set([
+  'deepseek_v2',
+  'deepseek_v3',
+  'deepseek_v32',
+  'kimi_k2',
+  'glm_moe_dsa',
+  'longcat_flash',
+]);
 
 // prettier-ignore
 const FA3_DEFAULT_0_5_6 = new Set(['Llama4ForConditionalGeneration', 'LlamaForCausalLM', 'Olmo2ForCausalLM', 'Gemma2ForCausalLM', 'Gemma3ForConditionalGeneration', 'Qwen2ForCausalLM', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'Qwen3VLForConditionalGeneration', 'Qwen3VLMoeForConditionalGeneration', 'Glm4MoeForCausalLM', 'Glm4vForConditionalGeneration', 'Glm4vMoeForConditionalGeneration', 'Step3VLForConditionalGeneration']);
@@ -60,7 +67,10 @@ export function architectureOf(f: ModelFacts | undefined): string | undefined {
 
 export function isMlaModel(f: ModelFacts): boolean {
   const arch = architectureOf(f);
-  return (arch !== undefined && MLA_ARCHS.has(arch)) || (f.modelType !== undefined && MLA_MODEL_TYPES.has(f.modelType));
+  return (
+    (arch !== undefined && MLA_ARCHS.has(arch)) ||
+    (f.modelType !== undefined && MLA_MODEL_TYPES.has(f.modelType))
+  );
 }
 
 const isGptOss = (f: ModelFacts) => architectureOf(f) === 'GptOssForCausalLM' || f.modelType === 'gpt_oss';
@@ -86,13 +96,20 @@ const family = (sm: number) => Math.floor(sm / 10);
 
 export function defaultAttentionBackend(gen: Generation, x: BackendInputs): BackendChoice {
   if (gen === 'unsupported')
-    return { unknown: 'faultline does not emulate the default attention backend of SGLang releases before 0.5.4' };
-  if (x.sm === undefined) return { unknown: 'SGLang picks it from the GPU at start, and the GPU is not known (give --gpu)' };
+    return {
+      unknown: 'faultline does not emulate the default attention backend of SGLang releases before 0.5.4',
+    };
+  if (x.sm === undefined)
+    return { unknown: 'SGLang picks it from the GPU at start, and the GPU is not known (give --gpu)' };
   if (!x.modelFacts)
-    return { unknown: 'SGLang picks it from the model architecture and the GPU, and no model config was given (--model-config)' };
+    return {
+      unknown:
+        'SGLang picks it from the model architecture and the GPU, and no model config was given (--model-config)',
+    };
   const f = x.modelFacts;
   const fam = family(x.sm);
-  const topkOne = x.eagleTopk === undefined || (x.eagleTopk === 1 && (x.pageSize === undefined || x.pageSize === 1));
+  const topkOne =
+    x.eagleTopk === undefined || (x.eagleTopk === 1 && (x.pageSize === undefined || x.pageSize === 1));
   const gpu = `SM${x.sm}`;
   if (gen === 'main') {
     if (isGptOss(f)) {
@@ -108,9 +125,16 @@ export function defaultAttentionBackend(gen: Generation, x: BackendInputs): Back
   }
   const arch = architectureOf(f) ?? `model_type ${f.modelType ?? '?'}`;
   if (gen === 'main') {
-    if (x.sm === 90 && topkOne) return { backend: 'fa3', why: `${gpu}, ${x.speculative ? 'speculative top-k 1' : 'no speculative decoding'}` };
+    if (x.sm === 90 && topkOne)
+      return {
+        backend: 'fa3',
+        why: `${gpu}, ${x.speculative ? 'speculative top-k 1' : 'no speculative decoding'}`,
+      };
     if (fam === 10 && topkOne && (!x.speculative || x.eagleTopk !== undefined))
-      return { backend: 'trtllm_mha', why: `${gpu}, ${x.speculative ? 'speculative top-k given as 1' : 'no speculative decoding'}` };
+      return {
+        backend: 'trtllm_mha',
+        why: `${gpu}, ${x.speculative ? 'speculative top-k given as 1' : 'no speculative decoding'}`,
+      };
     if (isGptOss(f)) return { backend: 'triton', why: 'attention sinks (FlashInfer lacks them)' };
     const why =
       fam === 10 && x.speculative && x.eagleTopk === undefined
@@ -121,6 +145,7 @@ export function defaultAttentionBackend(gen: Generation, x: BackendInputs): Back
   const fa3Archs = gen === '0.5.6' ? FA3_DEFAULT_0_5_6 : FA3_DEFAULT_0_5_4;
   if (x.sm === 90 && topkOne && fa3Archs.has(architectureOf(f) ?? ''))
     return { backend: 'fa3', why: `${gpu}, ${arch} is an FA3-default architecture` };
-  if (gen === '0.5.6' && (fam === 10 || fam === 12) && topkOne) return { backend: 'trtllm_mha', why: `Blackwell ${gpu}` };
+  if (gen === '0.5.6' && (fam === 10 || fam === 12) && topkOne)
+    return { backend: 'trtllm_mha', why: `Blackwell ${gpu}` };
   return { backend: 'flashinfer', why: `${gpu}, ${arch}` };
 }

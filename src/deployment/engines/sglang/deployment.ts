@@ -26,11 +26,21 @@ export function parseSglangLaunch(tokens: readonly ArgToken[], version: string |
     ...cmd.notes,
     ...cmd.problems.map((p) => ({ ...p, value: `SGLang refuses to start with this launch: ${p.value}` })),
   ];
-  return { ...(cmd.at ? { at: cmd.at } : {}), ...(cmd.model ? { model: cmd.model } : {}), written: cmd.written, notes, table: cmd.table };
+  return {
+    ...(cmd.at ? { at: cmd.at } : {}),
+    ...(cmd.model ? { model: cmd.model } : {}),
+    written: cmd.written,
+    notes,
+    table: cmd.table,
+  };
 }
 
 /** Applies SGLang's rewrites to a Deployment whose GPU, model facts and version are settled. */
-export function applySglangRewrites(d: Deployment, parsed: SglangParsed, relocate: (at: SourceLocation | undefined) => SourceLocation | undefined): void {
+export function applySglangRewrites(
+  d: Deployment,
+  parsed: SglangParsed,
+  relocate: (at: SourceLocation | undefined) => SourceLocation | undefined,
+): void {
   const resolved = resolveEffectiveLaunch({
     written: parsed.written,
     defaults: parsed.table.fieldDefaults,
@@ -47,10 +57,18 @@ export function applySglangRewrites(d: Deployment, parsed: SglangParsed, relocat
   d.args = args;
   const rewrites = resolved.rewrites.map((r) => ({ ...r, ...(r.at ? { at: relocate(r.at) ?? r.at } : {}) }));
   for (const r of rewrites)
-    d.notes.push({ value: `SGLang sets ${r.field} = ${JSON.stringify(r.to)}: ${r.why}`, ...(r.at ? { at: r.at } : {}) });
-  for (const [field, why] of resolved.unknown) d.notes.push({ value: `${field} is unknown: ${why}`, ...(d.at ? { at: d.at } : {}) });
+    d.notes.push({
+      value: `SGLang sets ${r.field} = ${JSON.stringify(r.to)}: ${r.why}`,
+      ...(r.at ? { at: r.at } : {}),
+    });
+  for (const [field, why] of resolved.unknown)
+    d.notes.push({ value: `${field} is unknown: ${why}`, ...(d.at ? { at: d.at } : {}) });
   d.sglang = {
-    table: { sglangVersion: parsed.table.sglangVersion, commit: parsed.table.source.commit, repository: parsed.table.source.upstream },
+    table: {
+      sglangVersion: parsed.table.sglangVersion,
+      commit: parsed.table.source.commit,
+      repository: parsed.table.source.upstream,
+    },
     written: parsed.written,
     rewrites,
     unknown: resolved.unknown,

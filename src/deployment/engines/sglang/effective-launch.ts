@@ -19,7 +19,12 @@
 import type { SourceLocation } from '../../../core/errors.js';
 import type { Deployment } from '../../deployment.js';
 import type { ArgValue } from '../../vllm-parse-types.js';
-import { architectureOf, defaultAttentionBackend, generationOf, isMlaModel } from './default-attention-backend.js';
+import {
+  architectureOf,
+  defaultAttentionBackend,
+  generationOf,
+  isMlaModel,
+} from './default-attention-backend.js';
 
 export interface SglangRewrite {
   field: string;
@@ -101,7 +106,12 @@ export function resolveEffectiveLaunch(x: ResolveInputs): {
 function attentionBackend(r: Resolver, x: ResolveInputs): void {
   const prefill = r.get('prefill_attention_backend');
   if (prefill != null && prefill === r.get('decode_attention_backend'))
-    r.set('attention_backend', prefill, 'the prefill and decode backends agree, so SGLang makes it the backend', r.at('prefill_attention_backend'));
+    r.set(
+      'attention_backend',
+      prefill,
+      'the prefill and decode backends agree, so SGLang makes it the backend',
+      r.at('prefill_attention_backend'),
+    );
   if (!r.given('attention_backend')) {
     const algo = r.get('speculative_algorithm');
     const topk = r.get('speculative_eagle_topk');
@@ -113,14 +123,31 @@ function attentionBackend(r: Resolver, x: ResolveInputs): void {
       ...(typeof topk === 'number' ? { eagleTopk: topk } : {}),
       ...(typeof page === 'number' ? { pageSize: page } : {}),
     });
-    if ('unknown' in choice) r.unknown.set('attention_backend', `no --attention-backend given: ${choice.unknown}`);
-    else r.set('attention_backend', choice.backend, `no --attention-backend given: SGLang chooses ${choice.backend} (${choice.why})`, r.origin);
+    if ('unknown' in choice)
+      r.unknown.set('attention_backend', `no --attention-backend given: ${choice.unknown}`);
+    else
+      r.set(
+        'attention_backend',
+        choice.backend,
+        `no --attention-backend given: SGLang chooses ${choice.backend} (${choice.why})`,
+        r.origin,
+      );
   }
   const backend = r.get('attention_backend');
   if (backend === 'fa3' && r.get('kv_cache_dtype') === 'fp8_e5m2')
-    r.set('attention_backend', 'triton', 'FA3 takes only fp8_e4m3, so SGLang falls back to triton for an fp8_e5m2 KV cache', r.at('kv_cache_dtype'));
+    r.set(
+      'attention_backend',
+      'triton',
+      'FA3 takes only fp8_e4m3, so SGLang falls back to triton for an fp8_e5m2 KV cache',
+      r.at('kv_cache_dtype'),
+    );
   if (backend === 'torch_native' || backend === 'flex_attention')
-    r.set('disable_cuda_graph', true, `CUDA graphs are disabled with the ${String(backend)} backend`, r.at('attention_backend'));
+    r.set(
+      'disable_cuda_graph',
+      true,
+      `CUDA graphs are disabled with the ${String(backend)} backend`,
+      r.at('attention_backend'),
+    );
 }
 
 /** Backends as SGLang applies them to a phase: the phase's own flag, else the backend. */
@@ -140,14 +167,26 @@ function pageSize(r: Resolver, x: ResolveInputs): void {
   for (const [backend, allowed, to, phases] of forced) {
     const page = r.get('page_size');
     if (uses(r, backend, phases) && !allowed.includes(page as number))
-      r.set('page_size', to, `${backend} supports page sizes ${allowed.join(', ')} only: SGLang sets ${to}`, r.at('page_size', 'attention_backend', `${phases[0]}_attention_backend`));
+      r.set(
+        'page_size',
+        to,
+        `${backend} supports page sizes ${allowed.join(', ')} only: SGLang sets ${to}`,
+        r.at('page_size', 'attention_backend', `${phases[0]}_attention_backend`),
+      );
   }
   if (
     r.get('prefill_attention_backend') === 'fa4' &&
-    x.sm !== undefined && Math.floor(x.sm / 10) === 10 &&
-    x.modelFacts && !isMlaModel(x.modelFacts)
+    x.sm !== undefined &&
+    Math.floor(x.sm / 10) === 10 &&
+    x.modelFacts &&
+    !isMlaModel(x.modelFacts)
   )
-    r.set('page_size', 128, 'FA4 prefill of a non-MLA model on SM10x takes page size 128 only', r.at('prefill_attention_backend'));
+    r.set(
+      'page_size',
+      128,
+      'FA4 prefill of a non-MLA model on SM10x takes page size 128 only',
+      r.at('prefill_attention_backend'),
+    );
   if (r.get('page_size') == null) r.set('page_size', 1, 'no --page-size given: SGLang uses 1', undefined);
 }
 
@@ -155,7 +194,8 @@ function autoSpecParams(r: Resolver, x: ResolveInputs, algo: string): [number, n
   if (algo === 'STANDALONE') return [3, 1, 4];
   if (!x.modelFacts) return undefined;
   const arch = architectureOf(x.modelFacts) ?? '';
-  if (arch === 'LlamaForCausalLM' || arch === 'Grok1ForCausalLM' || arch === 'Grok1VForCausalLM') return [5, 4, 8];
+  if (arch === 'LlamaForCausalLM' || arch === 'Grok1ForCausalLM' || arch === 'Grok1VForCausalLM')
+    return [5, 4, 8];
   if (!arch && (x.modelFacts.modelType === 'llama' || x.modelFacts.modelType === 'grok-1')) return [5, 4, 8];
   return [3, 1, 4];
 }
@@ -167,18 +207,36 @@ function speculative(r: Resolver, x: ResolveInputs): void {
   const upper = written.toUpperCase();
   if (upper !== written) r.set('speculative_algorithm', upper, 'SGLang upper-cases the algorithm name', at);
   if (upper === 'NEXTN')
-    r.set('speculative_algorithm', 'EAGLE', 'NEXTN is an alias: SGLang runs it as EAGLE (one implementation)', at);
+    r.set(
+      'speculative_algorithm',
+      'EAGLE',
+      'NEXTN is an alias: SGLang runs it as EAGLE (one implementation)',
+      at,
+    );
   const algo = String(r.get('speculative_algorithm'));
   if (algo === 'EAGLE' || algo === 'EAGLE3' || algo === 'STANDALONE') {
     if (r.get('max_running_requests') == null)
-      r.set('max_running_requests', 48, 'speculative decoding: SGLang caps running requests at 48 unless --max-running-requests is given', at);
+      r.set(
+        'max_running_requests',
+        48,
+        'speculative decoding: SGLang caps running requests at 48 unless --max-running-requests is given',
+        at,
+      );
     if (r.get('enable_mixed_chunk') === true)
-      r.set('enable_mixed_chunk', false, 'SGLang turns mixed chunked prefill off with EAGLE-style speculative decoding', r.at('enable_mixed_chunk'));
+      r.set(
+        'enable_mixed_chunk',
+        false,
+        'SGLang turns mixed chunked prefill off with EAGLE-style speculative decoding',
+        r.at('enable_mixed_chunk'),
+      );
     if (r.get('speculative_num_steps') == null) {
       const auto = autoSpecParams(r, x, algo);
       if (!auto) {
         for (const f of ['speculative_num_steps', 'speculative_eagle_topk', 'speculative_num_draft_tokens'])
-          r.unknown.set(f, 'SGLang chooses it from the model architecture, and no model config was given (--model-config)');
+          r.unknown.set(
+            f,
+            'SGLang chooses it from the model architecture, and no model config was given (--model-config)',
+          );
         return;
       }
       const why = `no --speculative-num-steps given: SGLang chooses steps ${auto[0]}, top-k ${auto[1]}, ${auto[2]} draft tokens for this model`;
@@ -187,12 +245,27 @@ function speculative(r: Resolver, x: ResolveInputs): void {
       r.set('speculative_num_draft_tokens', auto[2], why, at);
     }
     const steps = r.get('speculative_num_steps');
-    if (r.get('speculative_eagle_topk') === 1 && typeof steps === 'number' && r.get('speculative_num_draft_tokens') !== steps + 1)
-      r.set('speculative_num_draft_tokens', steps + 1, 'at top-k 1 SGLang sets draft tokens to steps + 1', r.at('speculative_num_draft_tokens', 'speculative_num_steps'));
+    if (
+      r.get('speculative_eagle_topk') === 1 &&
+      typeof steps === 'number' &&
+      r.get('speculative_num_draft_tokens') !== steps + 1
+    )
+      r.set(
+        'speculative_num_draft_tokens',
+        steps + 1,
+        'at top-k 1 SGLang sets draft tokens to steps + 1',
+        r.at('speculative_num_draft_tokens', 'speculative_num_steps'),
+      );
   } else if (algo === 'NGRAM') {
     if (r.get('speculative_num_draft_tokens') == null)
-      r.set('speculative_num_draft_tokens', 12, 'NGRAM: SGLang uses 12 draft tokens unless --speculative-num-draft-tokens is given', at);
+      r.set(
+        'speculative_num_draft_tokens',
+        12,
+        'NGRAM: SGLang uses 12 draft tokens unless --speculative-num-draft-tokens is given',
+        at,
+      );
     const breadth = r.get('speculative_ngram_max_bfs_breadth');
-    if (breadth != null) r.set('speculative_eagle_topk', breadth, 'NGRAM: top-k is --speculative-ngram-max-bfs-breadth', at);
+    if (breadth != null)
+      r.set('speculative_eagle_topk', breadth, 'NGRAM: top-k is --speculative-ngram-max-bfs-breadth', at);
   }
 }

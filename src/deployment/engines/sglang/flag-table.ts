@@ -34,7 +34,14 @@ export interface SglangFlag {
 export interface SglangFlagTable {
   /** The release the table was read at; null for `main`. */
   sglangVersion: string | null;
-  source: { repository: string; upstream: string; commit: string; date: string; subject: string; files: string[] };
+  source: {
+    repository: string;
+    upstream: string;
+    commit: string;
+    date: string;
+    subject: string;
+    files: string[];
+  };
   generator: string;
   parser: { allowAbbrev: boolean };
   fieldDefaults: Record<string, unknown>;
@@ -54,7 +61,8 @@ export function tableLines(): string[] {
 
 export function loadTable(line: string): SglangFlagTable {
   let t = cache.get(line);
-  if (!t) cache.set(line, (t = JSON.parse(readFileSync(join(DIR, `${line}.json`), 'utf8')) as SglangFlagTable));
+  if (!t)
+    cache.set(line, (t = JSON.parse(readFileSync(join(DIR, `${line}.json`), 'utf8')) as SglangFlagTable));
   return t;
 }
 

@@ -38,7 +38,12 @@ export function notDisabled(name: string, field: string, description: string): C
 }
 
 /** An argument takes one of `values` (compared as text); `unset` says what an unset value means. */
-export function argIn(name: string, field: string, values: readonly (string | number)[], description: string): Condition {
+export function argIn(
+  name: string,
+  field: string,
+  values: readonly (string | number)[],
+  description: string,
+): Condition {
   const wanted = values.map(String);
   return {
     name,
@@ -47,10 +52,14 @@ export function argIn(name: string, field: string, values: readonly (string | nu
       const v = sglArg(d, field);
       if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
       const text = v.value === null || v.value === undefined ? undefined : String(v.value);
-      if (text !== undefined && wanted.includes(text)) return { status: 'met', detail: said(field, v), at: v.at };
+      if (text !== undefined && wanted.includes(text))
+        return { status: 'met', detail: said(field, v), at: v.at };
       return {
         status: 'not-met',
-        detail: text === undefined ? `--${field.replace(/_/g, '-')} is not set` : `${said(field, v)} is not ${wanted.join(' / ')}`,
+        detail:
+          text === undefined
+            ? `--${field.replace(/_/g, '-')} is not set`
+            : `${said(field, v)} is not ${wanted.join(' / ')}`,
         at: v.at,
       };
     },
@@ -58,7 +67,10 @@ export function argIn(name: string, field: string, values: readonly (string | nu
 }
 
 /** The attention backend SGLang runs for a phase (its own flag, else --attention-backend). */
-export function backendOf(d: Deployment, phase: 'prefill' | 'decode'): ReturnType<typeof sglArg> & { field: string } {
+export function backendOf(
+  d: Deployment,
+  phase: 'prefill' | 'decode',
+): ReturnType<typeof sglArg> & { field: string } {
   const own = sglArg(d, `${phase}_attention_backend`);
   if (own.source !== 'default' && own.value != null) return { ...own, field: `${phase}_attention_backend` };
   return { ...sglArg(d, 'attention_backend'), field: 'attention_backend' };
@@ -78,9 +90,18 @@ export function attentionBackend(
       const hit = seen.find((s) => s.v.value != null && backends.includes(String(s.v.value)));
       if (hit) return { status: 'met', detail: `${hit.p}: ${said(hit.v.field, hit.v)}`, at: hit.v.at };
       const unknown = seen.find((s) => s.v.source === 'unknown');
-      if (unknown) return { status: 'unknown', detail: `the attention backend is unknown: ${unknown.v.why}`, at: unknown.v.at };
+      if (unknown)
+        return {
+          status: 'unknown',
+          detail: `the attention backend is unknown: ${unknown.v.why}`,
+          at: unknown.v.at,
+        };
       const shown = seen.map((s) => `${s.p} ${String(s.v.value ?? 'unset')}`).join(', ');
-      return { status: 'not-met', detail: `the attention backend (${shown}) is not ${backends.join(' / ')}`, at: seen[0]?.v.at };
+      return {
+        status: 'not-met',
+        detail: `the attention backend (${shown}) is not ${backends.join(' / ')}`,
+        at: seen[0]?.v.at,
+      };
     },
   };
 }
@@ -95,10 +116,17 @@ export function speculative(algorithms: readonly string[], name = 'speculative-d
       if (v.value == null) return { status: 'not-met', detail: 'no --speculative-algorithm', at: d.at };
       const algo = String(v.value).toUpperCase();
       const written = d.sglang?.written.get('speculative_algorithm')?.value;
-      const alias = written !== undefined && String(written).toUpperCase() !== algo ? ` (written ${String(written)})` : '';
+      const alias =
+        written !== undefined && String(written).toUpperCase() !== algo
+          ? ` (written ${String(written)})`
+          : '';
       return algorithms.includes(algo)
         ? { status: 'met', detail: `speculative decoding with ${algo}${alias}`, at: v.at }
-        : { status: 'not-met', detail: `speculative decoding with ${algo}${alias}, not ${algorithms.join(' / ')}`, at: v.at };
+        : {
+            status: 'not-met',
+            detail: `speculative decoding with ${algo}${alias}, not ${algorithms.join(' / ')}`,
+            at: v.at,
+          };
     },
   };
 }
@@ -112,7 +140,12 @@ export function intAbove(name: string, field: string, floor: number, description
       const v = sglArg(d, field);
       if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
       const n = typeof v.value === 'number' ? v.value : Number(v.value ?? NaN);
-      if (!Number.isFinite(n)) return { status: 'unknown', detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`, at: v.at };
+      if (!Number.isFinite(n))
+        return {
+          status: 'unknown',
+          detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`,
+          at: v.at,
+        };
       return n > floor
         ? { status: 'met', detail: said(field, v), at: v.at }
         : { status: 'not-met', detail: `${said(field, v)} is not above ${floor}`, at: v.at };
@@ -121,14 +154,20 @@ export function intAbove(name: string, field: string, floor: number, description
 }
 
 /** The launch sets an environment variable to one of `values`. */
-export function envIs(name: string, variable: string, values: readonly string[], description: string): Condition {
+export function envIs(
+  name: string,
+  variable: string,
+  values: readonly string[],
+  description: string,
+): Condition {
   return {
     name,
     description,
     check(d: Deployment): ConditionResult {
       const e = d.env.get(variable);
       if (!e) return { status: 'not-met', detail: `${variable} is not set`, at: d.at };
-      if (e.value.startsWith('$')) return { status: 'unknown', detail: `${variable}=${e.value} is set at run time`, at: e.at };
+      if (e.value.startsWith('$'))
+        return { status: 'unknown', detail: `${variable}=${e.value} is set at run time`, at: e.at };
       return values.includes(e.value)
         ? { status: 'met', detail: `${variable}=${e.value}`, at: e.at }
         : { status: 'not-met', detail: `${variable}=${e.value}`, at: e.at };

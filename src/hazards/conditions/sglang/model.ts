@@ -30,8 +30,12 @@ export function modelIs(name: string, description: string, m: ModelMatcher): Con
         return { ...r, detail: `${r.detail}${hint}` };
       }
       const arch = f.architectures?.[0];
-      const ok = (arch !== undefined && m.architectures?.includes(arch)) || (f.modelType !== undefined && m.modelTypes?.includes(f.modelType));
-      const what = [arch, f.modelType && `model_type ${f.modelType}`].filter(Boolean).join(', ') || 'an unnamed architecture';
+      const ok =
+        (arch !== undefined && m.architectures?.includes(arch)) ||
+        (f.modelType !== undefined && m.modelTypes?.includes(f.modelType));
+      const what =
+        [arch, f.modelType && `model_type ${f.modelType}`].filter(Boolean).join(', ') ||
+        'an unnamed architecture';
       return ok
         ? { status: 'met', detail: `${what} (${f.source})`, at: d.model?.at }
         : { status: 'not-met', detail: `${what} is not ${description}`, at: d.model?.at };
@@ -46,11 +50,24 @@ export function amdGpu(): Condition {
     name: 'amd-gpu',
     description: 'the server runs on AMD GPUs (ROCm)',
     check(d: Deployment): ConditionResult {
-      if (d.gpu) return { status: 'not-met', detail: `${d.gpu.value.name ?? `SM${d.gpu.value.sm}`} is an NVIDIA GPU`, at: d.gpu.at };
+      if (d.gpu)
+        return {
+          status: 'not-met',
+          detail: `${d.gpu.value.name ?? `SM${d.gpu.value.sm}`} is an NVIDIA GPU`,
+          at: d.gpu.at,
+        };
       const b = backendOf(d, 'decode');
       if (b.value != null && AMD_BACKENDS.includes(String(b.value)))
-        return { status: 'met', detail: `attention backend ${String(b.value)} runs on AMD GPUs only`, at: b.at };
-      return { status: 'unknown', detail: 'no GPU given (--gpu) and nothing in the launch names the platform', at: d.at };
+        return {
+          status: 'met',
+          detail: `attention backend ${String(b.value)} runs on AMD GPUs only`,
+          at: b.at,
+        };
+      return {
+        status: 'unknown',
+        detail: 'no GPU given (--gpu) and nothing in the launch names the platform',
+        at: d.at,
+      };
     },
   };
 }

@@ -19,15 +19,32 @@ export function pagedOnlyPrefill(): Condition {
       const env = d.env.get('SGLANG_FLASHINFER_USE_PAGED');
       if (env && ['1', 'true', 'True'].includes(env.value))
         return { status: 'met', detail: `SGLANG_FLASHINFER_USE_PAGED=${env.value}`, at: env.at };
-      for (const field of ['enable_deterministic_inference', 'enable_piecewise_cuda_graph', 'enable_multi_item_scoring']) {
+      for (const field of [
+        'enable_deterministic_inference',
+        'enable_piecewise_cuda_graph',
+        'enable_multi_item_scoring',
+      ]) {
         const v = sglArg(d, field);
-        if (v.value === true) return { status: 'met', detail: `--${field.replace(/_/g, '-')} prefills through the paged-only wrapper`, at: v.at };
+        if (v.value === true)
+          return {
+            status: 'met',
+            detail: `--${field.replace(/_/g, '-')} prefills through the paged-only wrapper`,
+            at: v.at,
+          };
       }
       if (!d.modelFacts) return noModelFacts(d, 'whether the model is multimodal');
       const arch = d.modelFacts.architectures?.[0];
       if (arch?.endsWith('ForConditionalGeneration'))
-        return { status: 'met', detail: `${arch} is a multimodal model: SGLang prefills it through the paged wrapper`, at: d.model?.at };
-      return { status: 'not-met', detail: 'none of the paged-only prefill triggers is set, and the model is text-only', at: d.at };
+        return {
+          status: 'met',
+          detail: `${arch} is a multimodal model: SGLang prefills it through the paged wrapper`,
+          at: d.model?.at,
+        };
+      return {
+        status: 'not-met',
+        detail: 'none of the paged-only prefill triggers is set, and the model is text-only',
+        at: d.at,
+      };
     },
   };
 }
