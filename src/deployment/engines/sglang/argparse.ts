@@ -41,6 +41,9 @@ export function optionIndex(table: SglangFlagTable): SglangOptionIndex {
   return idx;
 }
 
+/** A word whose value only exists at run time: `$(VAR)` (Kubernetes), `$VAR` / `${VAR}` (shell). */
+const RUNTIME_VALUE = /\$\(|\$\{|\$[A-Za-z_]/;
+
 const NEGATIVE_NUMBER = /^-\d+$|^-\d*\.\d+$/;
 
 /** argparse's test for an option word: starts with '-', is not a negative number, is not '-'. */
@@ -175,6 +178,12 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
     const converted: unknown[] = [];
     let failed = false;
     for (const w of words) {
+      if (RUNTIME_VALUE.test(w)) {
+        // Known only when the container or script runs (Kubernetes $(VAR), shell $VAR): unknown, not wrong.
+        out.notes.push({ message: `${option} ${w}: the value is set at run time`, at: tok.at });
+        converted.push(w);
+        continue;
+      }
       const c = convertValue(flag, w);
       const err = 'error' in c ? c.error : checkChoice(flag, c.value);
       if (err) {
