@@ -11,6 +11,7 @@ import type { Deployment } from '../../deployment.js';
 import type { ArgValue } from '../../vllm-parse-types.js';
 import { parseSglangCommand } from './command.js';
 import { resolveEffectiveLaunch } from './effective-launch.js';
+import { tableFor } from './flag-table.js';
 
 export interface SglangParsed {
   at?: SourceLocation;
@@ -74,4 +75,16 @@ export function applySglangRewrites(
     unknown: resolved.unknown,
     defaults: parsed.table.fieldDefaults,
   };
+}
+
+/**
+ * Runs SGLang's rewrites again on what the launch wrote, after facts were added to the Deployment
+ * (guard learns the GPU, the installed SGLang and the model config only once the launch is read).
+ */
+export function reapplySglangRewrites(d: Deployment): void {
+  if (!d.sglang) return;
+  const table = tableFor(d.versions.sglang?.value).table;
+  const before = new Set(d.sglang.rewrites.map((r) => `SGLang sets ${r.field} = `));
+  d.notes = d.notes.filter((n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value));
+  applySglangRewrites(d, { written: d.sglang.written, notes: [], table }, (at) => at);
 }
