@@ -72,7 +72,7 @@ test('guard refuses an SGLang FP8-KV launch on a B200 (SGLang picks trtllm_mha i
   assert.match(r.stderr, /refusing to start: FL208 /);
   assert.match(
     r.stderr,
-    /facts: GPU NVIDIA B200 \(sm100\) from nvidia-smi; sglang 0\.5\.6\.post2;.*model config from Hugging Face cache/,
+    /facts: GPU NVIDIA B200 \(sm100\) from nvidia-smi \(1 GPU\); sglang 0\.5\.6\.post2;.*model config from Hugging Face cache/,
   );
   assert.equal(existsSync(marker), false, 'the server was not started');
 });
