@@ -190,3 +190,29 @@ test('the wild files all lint without an error exit (findings are warnings at mo
     'no definite finding without a GPU or model facts',
   );
 });
+
+test('examples/sglang-b200: serve.sh and k8s.yaml fire FL208 definitely (GPU from the node selector, version from the image tag); the matrix plan loads', async () => {
+  const ex = (f: string) => join(repoRoot, 'examples/sglang-b200', f);
+  const sh = await lint([
+    ex('serve.sh'),
+    '--model-config',
+    ex('config.json'),
+    '--gpu',
+    'B200',
+    '--sglang-version',
+    '0.5.6.post2',
+    '--format',
+    'json',
+  ]);
+  const k8s = await lint([ex('k8s.yaml'), '--model-config', ex('config.json'), '--format', 'json']);
+  for (const r of [sh, k8s]) {
+    assert.equal(r.code, 1, r.err);
+    const json = JSON.parse(r.out) as { findings: { hazardId: string; possibly: boolean }[] };
+    assert.ok(
+      json.findings.some((f) => f.hazardId === 'FL208' && !f.possibly),
+      r.out,
+    );
+  }
+  const dry = await main(['matrix', ex('matrix.yaml'), '--dry-run'], memoryIO({ cwd: repoRoot }));
+  assert.equal(dry, 0);
+});
