@@ -3,6 +3,7 @@
  * max_num_seqs sequences of max_model_len), the scheduler, its async driver, and the hono app.
  * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
  */
+import type { ApiShape } from './api-shape.js';
 import { availableParallelism } from 'node:os';
 import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
@@ -38,6 +39,8 @@ export interface ServerConfig {
   limits?: Partial<ServerLimits>;
   defaults?: Partial<SamplingDefaults>;
   returnTokensAsTokenIds?: boolean;
+  /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
+  apiShape?: ApiShape;
 }
 
 export interface BuiltServer {
@@ -85,6 +88,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     limits: { ...DEFAULT_LIMITS, ...cfg.limits },
     defaults: { temperature: 1, topP: 1, topK: 0, ...cfg.defaults },
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
+    apiShape: cfg.apiShape ?? 'vllm',
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

@@ -15,6 +15,7 @@ import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
 import { resolveSpecConfig } from '../../engine/speculative/config.js';
+import { API_SHAPES, type ApiShape } from '../../server/api-shape.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
@@ -27,6 +28,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'batch_variant_numerics', kind: 'bool', help: 'reduction order depends on batch composition' },
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
+  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
 const OWN = new Set([
@@ -62,13 +64,17 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
   --max-request-body-bytes N       larger bodies get 413 (default ${DEFAULT_LIMITS.maxBodyBytes})
   --shutdown-timeout S             on SIGTERM, seconds in-flight requests may finish (default 10)
+  --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
+                                   (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
+                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
   engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
   --kv-cache-dtype, --block-size, --dtype, --seed
   --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
-  POST /tokenize, POST /detokenize, GET /metrics.
+  POST /tokenize, POST /detokenize, GET /metrics; with --api sglang also POST /generate,
+  GET /model_info, GET /get_model_info, GET /health_generate.
 Refused with 400 (never silently ignored), as the engine does not implement them: n or best_of > 1,
   presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
   tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
@@ -79,6 +85,7 @@ Examples:
   faultline engine serve --emulate sm100-affected --kv-cache-dtype fp8_e4m3 \\
       --attention-config '{"disable_flashinfer_q_quantization": true}' \\
       --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}' --port 8001
+  faultline engine serve --api sglang --port 30000     (SGLang's native endpoints beside OpenAI's)
 Exit status: 0 after a clean shutdown, 2 for a bad flag or model (before binding).
 `;
 
@@ -179,6 +186,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     },
     defaults: gen.defaults,
     returnTokensAsTokenIds: args.get('return_tokens_as_token_ids')?.value === true,
+    apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
   });
 
   const a = settings.attention;
