@@ -6,6 +6,7 @@
  */
 import type { Located } from '../core/located.js';
 import type { ArgToken } from './argv-token.js';
+import type { SglangLaunchFacts } from './engines/sglang/effective-launch.js';
 import type { ArgValue, FlagProblem } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
@@ -22,6 +23,8 @@ export interface ModelFacts {
   /** config.json path the facts were read from. */
   source: string;
   modelType?: string;
+  /** config.json `architectures` (e.g. `GptOssForCausalLM`). */
+  architectures?: string[];
   /** One entry per decoder layer, in order. */
   layers: LayerKind[];
   /** Sliding window in tokens (applies to the 'sliding' layers); undefined when there are none. */
@@ -88,7 +91,12 @@ export interface Deployment {
   env: Map<string, Located<string>>;
   modelFacts?: ModelFacts;
   gpu?: Located<GpuFacts>;
-  versions: { vllm?: Located<string>; flashinfer?: Located<string> };
+  versions: { vllm?: Located<string>; flashinfer?: Located<string>; sglang?: Located<string> };
+  /**
+   * SGLang launches only: the arguments as written, SGLang's rewrites and auto-selection (whose
+   * result is what `args` holds), and what SGLang derives from facts the launch does not show.
+   */
+  sglang?: SglangLaunchFacts;
   /** Things the parser noticed that the user should know (ignored env vars, unknown values …). */
   notes: Located<string>[];
   /** Flags vLLM would refuse as written (not in the flag table, ambiguous abbreviations): lint's FL000. */

@@ -29,6 +29,7 @@ export interface LoadOptions {
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  sglangVersion?: string;
   cwd: string;
   /** Environment the argv runs with (guard: the real one). Ignored for files, whose env is in the file. */
   env?: Record<string, string | undefined>;
@@ -138,6 +139,7 @@ function assembleOptions(opts: LoadOptions): AssembleOptions {
     gpu: opts.gpu,
     vllmVersion: opts.vllmVersion,
     flashinferVersion: opts.flashinferVersion,
+    sglangVersion: opts.sglangVersion,
     cwd: opts.cwd,
     allowUnknownFlags: opts.allowUnknownFlags,
   };

@@ -75,6 +75,7 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
   return {
     source: configFile,
     ...(layerFacts.modelType ? { modelType: layerFacts.modelType } : {}),
+    ...architecturesOf(config),
     layers: layerFacts.layers,
     ...(layerFacts.window !== undefined ? { window: layerFacts.window } : {}),
     ...(layerFacts.chunkSize !== undefined ? { chunkSize: layerFacts.chunkSize } : {}),
@@ -85,4 +86,10 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
     multimodal: config.vision_config != null || config.audio_config != null,
     notes,
   };
+}
+
+/** config.json `architectures` (SGLang keys its per-model choices on them). */
+function architecturesOf(config: unknown): { architectures?: string[] } {
+  const a = (config as { architectures?: unknown } | null)?.architectures;
+  return Array.isArray(a) && a.every((x) => typeof x === 'string') ? { architectures: a } : {};
 }

@@ -166,22 +166,26 @@ export function buildFlagIndex(table: readonly FlagSpec[], extraFlags: readonly 
   const extraDests = new Set(extraFlags.map((x) => x.dest));
   for (const spec of table) if (!extraDests.has(spec.dest)) add(spec);
   for (const spec of extraFlags) add(spec);
-  const longOptions = [...byOption.keys()].filter((o) => o.startsWith('--'));
   return {
     lookup: (option) => byOption.get(option),
-    abbreviation: (prefix) => {
-      if (!prefix.startsWith('--') || prefix.length < 3) return undefined;
-      const hits = longOptions.filter((o) => o.startsWith(prefix));
-      if (hits.length === 0) return undefined;
-      // argparse: exactly one candidate option string, else "ambiguous option".
-      if (hits.length === 1) {
-        const match = byOption.get(hits[0]);
-        return match ? { match: { ...match, expandedFrom: prefix }, option: hits[0] } : undefined;
-      }
-      return { ambiguous: hits };
-    },
+    abbreviation: abbreviationMatcher(byOption),
     suggest: (option) => closest(option, [...byOption.keys()]),
     options: () => [...byOption.keys()],
+  };
+}
+
+/** argparse's allow_abbrev over an index's option strings: exactly one long option that starts with the prefix, else "ambiguous option". */
+export function abbreviationMatcher(byOption: ReadonlyMap<string, FlagMatch>): FlagIndex['abbreviation'] {
+  const longOptions = [...byOption.keys()].filter((o) => o.startsWith('--'));
+  return (prefix) => {
+    if (!prefix.startsWith('--') || prefix.length < 3) return undefined;
+    const hits = longOptions.filter((o) => o.startsWith(prefix));
+    if (hits.length === 0) return undefined;
+    if (hits.length === 1) {
+      const match = byOption.get(hits[0]);
+      return match ? { match: { ...match, expandedFrom: prefix }, option: hits[0] } : undefined;
+    }
+    return { ambiguous: hits };
   };
 }
 

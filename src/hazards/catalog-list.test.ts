@@ -32,6 +32,6 @@ test('catalog entries carry the version bounds of the version conditions as data
   assert.deepEqual(fl013.remedies, ['no-speculative-decoding', 'upgrade-vllm']);
   assert.match(
     formatCatalogText(hazards),
-    /^FL013 +specdec-penalties-dropped +vllm +warning +confirmed +any +< 0\.23\.1 \(fix PR #19482\) +—$/m,
+    /^FL013 +specdec-penalties-dropped +vllm +warning +confirmed +any +< 0\.23\.1 \(fix PR #19482\) +— +—$/m,
   );
 });

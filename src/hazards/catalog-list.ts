@@ -20,7 +20,7 @@ export interface CatalogEntry {
   /** GPU conditions by name (`gpu-sm100-family`, `gpu-blackwell`); empty when any GPU can be affected. */
   gpu: string[];
   /** Per package, the bounds as data (absent keys: not on record). */
-  versions: Partial<Record<'vllm' | 'flashinfer', Omit<VersionBounds, 'pkg'>>>;
+  versions: Partial<Record<VersionBounds['pkg'], Omit<VersionBounds, 'pkg'>>>;
   /** The bounds in words, as the docs page shows them. */
   affected: { vllm?: string; flashinfer?: string };
   remedies: string[];
@@ -82,9 +82,10 @@ export function formatCatalogText(list: readonly Hazard[]): string {
       e.gpu.map((g) => g.replace(/^gpu-/, '')).join(', ') || 'any',
       boundsText(e.versions.vllm),
       boundsText(e.versions.flashinfer),
+      boundsText(e.versions.sglang),
     ];
   });
-  const header = ['id', 'alias', 'engines', 'severity', 'confidence', 'gpu', 'vllm', 'flashinfer'];
+  const header = ['id', 'alias', 'engines', 'severity', 'confidence', 'gpu', 'vllm', 'flashinfer', 'sglang'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r

@@ -28,7 +28,7 @@ export interface LaunchChange {
   /** environment variables: a value sets it, null removes it. */
   env?: Record<string, string | null>;
   /** run at least this release of the package. */
-  versions?: { vllm?: string; flashinfer?: string };
+  versions?: { vllm?: string; flashinfer?: string; sglang?: string };
   /** serve the checkpoint of this model preset instead. */
   model?: string;
 }
@@ -66,7 +66,7 @@ export function spellDest(key: string): string {
   return dot < 0 ? `--${key.replace(/_/g, '-')}` : key;
 }
 
-const PACKAGE = { vllm: 'vLLM', flashinfer: 'flashinfer-python' } as const;
+const PACKAGE = { vllm: 'vLLM', flashinfer: 'flashinfer-python', sglang: 'SGLang' } as const;
 
 /** The change in words, for findings, docs pages and `--suggest` ("--kv-cache-dtype bfloat16"). */
 export function describeChange(c: LaunchChange): string {

@@ -69,6 +69,7 @@ export interface Reference {
 export interface AffectedVersions {
   vllm?: string;
   flashinfer?: string;
+  sglang?: string;
 }
 
 /** The written part of the hazard's documentation page (ShellCheck-style). */

@@ -28,6 +28,7 @@ export interface LintInput {
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  sglangVersion?: string;
   cwd: string;
   /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
@@ -58,6 +59,7 @@ export function runLint(input: LintInput): LintOutcome {
     gpu: input.gpu,
     vllmVersion: input.vllmVersion,
     flashinferVersion: input.flashinferVersion,
+    sglangVersion: input.sglangVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
     set: input.set,

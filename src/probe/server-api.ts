@@ -22,6 +22,7 @@ import {
   scoresFromEcho,
   scoresFromPromptLogprobs,
 } from './responses.js';
+import { generationFromSglang, isSglangModelInfo, scoresFromSglang, sglangGenerateRequest, sglangScoreRequest } from './sglang-native.js';
 
 function mapResult<T>(r: CallResult<unknown>, parse: (json: unknown) => T): CallResult<T> {
   if (!r.ok) return r;
@@ -37,6 +38,8 @@ export class ServerApi {
   model?: string;
   maxModelLen?: number;
   scoringMode: ScoringMode = 'prompt_logprobs';
+  /** `sglang` when GET /model_info answers as SGLang does: generation and scoring then go through /generate. */
+  api: 'openai' | 'sglang' = 'openai';
 
   constructor(readonly client: ProbeClient) {}
 
@@ -50,6 +53,8 @@ export class ServerApi {
     if (r.ok) {
       this.model = r.value.id;
       this.maxModelLen = r.value.maxModelLen;
+      const info = await this.client.getJson('/model_info', signal);
+      if (info.ok && isSglangModelInfo(info.value)) this.api = 'sglang';
     }
     return r;
   }
@@ -75,6 +80,7 @@ export class ServerApi {
     settings: GenerationSettings,
     signal?: AbortSignal,
   ): Promise<CallResult<Generation>> {
+    if (this.api === 'sglang') return this.generateSglang(prompt, settings, signal);
     const r = await this.client.postJson(
       '/v1/completions',
       generationRequest(this.model, prompt, settings),
@@ -103,6 +109,10 @@ export class ServerApi {
     signal?: AbortSignal,
   ): Promise<CallResult<ScoredToken[]>> {
     const sequence = [...prompt, ...continuation];
+    if (this.api === 'sglang')
+      return mapResult(await this.client.postJson('/generate', sglangScoreRequest(sequence, prompt.length, logprobs, seed), signal), (json) =>
+        scoresFromSglang(json, sequence, prompt.length),
+      );
     const parse = (mode: ScoringMode) => (json: unknown) => {
       const res = parseCompletion(json);
       return mode === 'prompt_logprobs'
@@ -139,5 +149,15 @@ export class ServerApi {
           error: `${r.error}; echo fallback: ${again.error}`,
           attempts: [...r.attempts, ...again.attempts],
         };
+  }
+
+  private async generateSglang(prompt: readonly number[], settings: GenerationSettings, signal?: AbortSignal): Promise<CallResult<Generation>> {
+    const r = await this.client.postJson('/generate', sglangGenerateRequest(prompt, settings), signal);
+    return mapResult(r, (json) => {
+      const g = generationFromSglang(json);
+      if (g.tokens.length !== settings.maxTokens)
+        throw new ResponseError(`asked for ${settings.maxTokens} tokens with ignore_eos, got ${g.tokens.length} (finish_reason ${g.finishReason ?? 'none'})`);
+      return g;
+    });
   }
 }

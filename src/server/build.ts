@@ -3,6 +3,7 @@
  * max_num_seqs sequences of max_model_len, or --num-gpu-blocks-override blocks), the scheduler, its async driver, and the hono app.
  * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
  */
+import type { ApiShape } from './api-shape.js';
 import { availableParallelism } from 'node:os';
 import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
@@ -45,6 +46,8 @@ export interface ServerConfig {
   numGpuBlocks?: number;
   /** Stateful fault models (engine/state-faults.ts); none by default. */
   stateFaults?: StateFaults;
+  /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
+  apiShape?: ApiShape;
 }
 
 export interface BuiltServer {
@@ -96,6 +99,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     limits: { ...DEFAULT_LIMITS, ...cfg.limits },
     defaults: { temperature: 1, topP: 1, topK: 0, ...cfg.defaults },
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
+    apiShape: cfg.apiShape ?? 'vllm',
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

@@ -1,5 +1,6 @@
 /** What the HTTP handlers share: the model's facts, the engine driver, limits, metrics, lifecycle. */
 import type { Tokenizer } from '../engine/tokenizer.js';
+import type { ApiShape } from './api-shape.js';
 import type { EngineRunner } from './engine-runner.js';
 import type { HttpCounters } from './metrics.js';
 
@@ -31,6 +32,8 @@ export interface ServerContext {
   defaults: SamplingDefaults;
   /** --return-tokens-as-token-ids: token strings as "token_id:N" for every request. */
   returnTokensAsTokenIds: boolean;
+  /** Which engine's API the server answers in (api-shape.ts). */
+  apiShape: ApiShape;
   /** Unix seconds, for /v1/models `created`. */
   startedAt: number;
   http: HttpCounters;

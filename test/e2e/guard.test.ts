@@ -17,8 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliCommand, repoRoot, runCli } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'faultline-guard-e2e-'));
 const bin = join(work, 'bin');
@@ -121,8 +120,8 @@ test('--warn-only reports the findings and starts the command', async () => {
 
 test('on an H100 the stand-in starts with the exact argv, gets stdin, receives the forwarded SIGTERM, and its exit code comes back', async () => {
   const e = env('NVIDIA H100 80GB HBM3, 9.0');
-  const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', mainTs, 'guard', '--', ...launch], {
+  const [program, ...pre] = cliCommand();
+  const child = spawn(program, [...pre, 'guard', '--', ...launch], {
     cwd: repoRoot,
     env: { ...process.env, ...e.env },
     stdio: ['pipe', 'pipe', 'pipe'],

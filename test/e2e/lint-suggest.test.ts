@@ -137,11 +137,12 @@ test('--catalog lists every hazard with engines, severity, confidence and versio
   const text = await lint(['--catalog']);
   assert.equal(text.code, 0);
   assert.match(text.out, /^faultline hazard catalog \d+: \d+ hazards$/m);
-  assert.match(text.out, /^id +alias +engines +severity +confidence +gpu +vllm +flashinfer$/m);
+  assert.match(text.out, /^id +alias +engines +severity +confidence +gpu +vllm +flashinfer +sglang$/m);
   assert.match(
     text.out,
-    /^FL003 +trtllm-gen-multitoken-reduction-index +vllm +error +confirmed +sm100-family +— +reported from 0\.6\.14, < 0\.6\.18rc2$/m,
+    /^FL003 +trtllm-gen-multitoken-reduction-index +vllm +error +confirmed +sm100-family +— +reported from 0\.6\.14, < 0\.6\.18rc2 +—$/m,
   );
+  assert.match(text.out, /^FL201 +sgl-gemma3-swa-window-unset +sglang +error +confirmed +any +— +— +< 0\.4\.4\.post3$/m);
   for (const h of hazards) assert.match(text.out, new RegExp(`^${h.id} +${h.alias} `, 'm'));
   const json = JSON.parse((await lint(['--catalog', '--format', 'json'])).out) as {
     catalogVersion: number;

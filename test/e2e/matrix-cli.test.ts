@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliCommandYaml, repoRoot, runCli } from '../helpers/cli.js';
 
 const seedPlan = join(repoRoot, 'examples/seed-b200/matrix.yaml');
 
@@ -68,7 +68,7 @@ test('a level whose launch fails (bad flag) is LAUNCH-FAILED, never pass or corr
   // two factors, confirm 0, few requests: a small run over the quick scale-defect model
   const plan = `launch:
   cwd: ${JSON.stringify(repoRoot)}
-  argv: [node, --import, tsx, src/cli/main.ts, engine, serve, --model, models/tiny-swa-qscale, --max-model-len, "320", --port, "{port}"]
+  argv: [${cliCommandYaml()}, engine, serve, --model, models/tiny-swa-qscale, --max-model-len, "320", --port, "{port}"]
   ready_timeout_s: 60
   stop_timeout_s: 5
 factors:

@@ -11,12 +11,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliCommand, cliCommandYaml, repoRoot, runCli } from '../helpers/cli.js';
 import { scaleDefectPlan } from '../helpers/scale-defect-plan.js';
 
-const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const tsxLoader = import.meta.resolve('tsx');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Processes whose command line holds `marker` (the run's unique served model name). */
@@ -52,14 +49,15 @@ test('SIGINT stops every server and leaves a journal; --resume finishes with the
     plan,
     scaleDefectPlan(
       `  cwd: ${JSON.stringify(repoRoot)}
-  argv: [node, --import, tsx, src/cli/main.ts, engine, serve, --model, models/tiny-swa-qscale, --emulate, sm100-affected,
+  argv: [${cliCommandYaml()}, engine, serve, --model, models/tiny-swa-qscale, --emulate, sm100-affected,
          --served-model-name, {marker}, --max-model-len, "320", --port, "{port}"]`,
       marker,
     ),
   );
   const runDir = join(dir, 'run');
   const journal = join(runDir, 'journal.jsonl');
-  const child = spawn(process.execPath, ['--import', tsxLoader, mainTs, 'matrix', plan, '--out', runDir, '--quiet'], {
+  const [program, ...pre] = cliCommand();
+  const child = spawn(program, [...pre, 'matrix', plan, '--out', runDir, '--quiet'], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

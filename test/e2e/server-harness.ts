@@ -1,12 +1,9 @@
 /**
- * Starts `faultline engine serve … --port 0` from source as a child process (argv array, no shell)
+ * Starts `faultline engine serve … --port 0` (built, else from source) as a child process (argv array, no shell)
  * and reads the bound URL from its "listening on http://…" line. For the server e2e tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { repoRoot } from '../helpers/cli.js';
-
-const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+import { cliCommand, repoRoot } from '../helpers/cli.js';
 
 export interface ServerProcess {
   url: string;
@@ -18,7 +15,8 @@ export interface ServerProcess {
 }
 
 export function startServer(flags: string[], timeoutMs = 30_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', mainTs, 'engine', 'serve', '--port', '0', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [program, ...pre] = cliCommand();
+  const child = spawn(program, [...pre, 'engine', 'serve', '--port', '0', ...flags], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

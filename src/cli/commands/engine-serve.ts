@@ -16,6 +16,7 @@ import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } fro
 import { loadModel } from '../../engine/load-model.js';
 import { resolveSpecConfig } from '../../engine/speculative/config.js';
 import { STATE_FAULT_NAMES, stateFaultModel, type StateFaultName } from '../../engine/state-faults.js';
+import { API_SHAPES, type ApiShape } from '../../server/api-shape.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
@@ -29,6 +30,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
   { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
+  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
 const OWN = new Set([
@@ -72,13 +74,17 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
                                    request is preempted and later recomputed, as in vLLM
   --stateful-fault-model NAME …    switch on deliberate KV-state bugs (off by default; models of
                                    public bugs, for testing probes): ${STATE_FAULT_NAMES.join(', ')}
+  --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
+                                   (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
+                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
   engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
   --kv-cache-dtype, --block-size, --dtype, --seed
   ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
-  POST /tokenize, POST /detokenize, GET /metrics.
+  POST /tokenize, POST /detokenize, GET /metrics; with --api sglang also POST /generate,
+  GET /model_info, GET /get_model_info, GET /health_generate.
 Refused with 400 (never silently ignored), as the engine does not implement them: best_of > 1,
   presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
   tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
@@ -91,6 +97,7 @@ Examples:
   faultline engine serve --emulate sm100-affected --kv-cache-dtype fp8_e4m3 \\
       --attention-config '{"disable_flashinfer_q_quantization": true}' \\
       --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}' --port 8001
+  faultline engine serve --api sglang --port 30000     (SGLang's native endpoints beside OpenAI's)
 Exit status: 0 after a clean shutdown, 2 for a bad flag or model (before binding).
 `;
 
@@ -218,6 +225,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     prefixCaching: args.get('enable_prefix_caching')?.value === true,
     numGpuBlocks: kvBudget,
     stateFaults,
+    apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
   });
 
   const a = settings.attention;

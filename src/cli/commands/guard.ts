@@ -11,6 +11,7 @@
 import type { Command } from 'commander';
 import { UserError, describeUserError, isUserError } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
+import { reapplySglangRewrites } from '../../deployment/engines/sglang/deployment.js';
 import { deploymentFromArgv } from '../../deployment/load.js';
 import { readModelFacts } from '../../deployment/model-config.js';
 import { lintDeployments } from '../../hazards/evaluate.js';
@@ -167,7 +168,7 @@ async function describeLaunch(
     d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };
     facts.push(`GPU ${gpu.value.name ?? ''} (sm${gpu.value.sm}) from ${gpu.how}`);
   } else facts.push(gpu.how);
-  for (const key of ['vllm', 'flashinfer'] as const) {
+  for (const key of [d.engine === 'sglang' ? 'sglang' : 'vllm', 'flashinfer'] as const) {
     const v = versions[key];
     if (v.value) {
       d.versions[key] = { value: v.value, at: { file: `<${v.how}>`, line: 1, column: 1 } };
@@ -186,6 +187,8 @@ async function describeLaunch(
       facts.push(`model config from ${loc.how}`);
     } else facts.push(`model config unknown: ${loc.how}`);
   }
+  // SGLang's own choices (attention backend, page size, speculative defaults) depend on these facts.
+  if (d.engine === 'sglang') reapplySglangRewrites(d);
   io.err(`faultline guard: facts: ${facts.join('; ')}\n`);
   return d;
 }

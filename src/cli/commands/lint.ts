@@ -19,6 +19,7 @@ interface LintOptions {
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  sglangVersion?: string;
   format: string;
   explain?: string;
   allowUnknownFlags?: boolean;
@@ -49,7 +50,7 @@ function assignments(option: string, items: string[]): Record<string, string> | 
 export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
   program
     .command('lint')
-    .description('check vLLM launches for known silent-corruption hazards (static, no GPU needed)')
+    .description('check vLLM and SGLang launches for known silent-corruption hazards (static, no GPU needed)')
     .argument(
       '[files...]',
       'shell scripts, Kubernetes / Helm / KServe / compose manifests, vLLM --config YAML',
@@ -58,6 +59,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
     .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
     .option('--vllm-version <version>', 'vLLM version the launch runs (e.g. 0.23.1rc1.dev843+g04adc8843)')
     .option('--flashinfer-version <version>', 'flashinfer-python version the launch runs')
+    .option('--sglang-version <version>', 'SGLang version an SGLang launch runs (e.g. 0.5.6.post2); picks its flag table')
     .option('--format <format>', 'text, json or sarif', 'text')
     .option(
       '--allow-unknown-flags',
@@ -125,6 +127,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         gpu: opts.gpu,
         vllmVersion: opts.vllmVersion,
         flashinferVersion: opts.flashinferVersion,
+        sglangVersion: opts.sglangVersion,
         cwd: io.cwd,
         allowUnknownFlags: opts.allowUnknownFlags,
         suggest: opts.suggest,

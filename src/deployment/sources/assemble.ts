@@ -15,15 +15,21 @@ import { parseGpu } from '../gpu.js';
 import { readModelFacts } from '../model-config.js';
 import { parseVersion } from '../versions.js';
 import { parseVllmCommand } from '../vllm-args.js';
+import { sglangProgramLength } from '../engines/sglang/command.js';
+import { assembleSglangDeployment } from './assemble-sglang.js';
 import type { LaunchCommand } from './launch-command.js';
 
 export interface AssembleOptions {
   /** Path to a config.json or model directory (the CLI's --model-config), relative to cwd. */
   modelConfig?: string;
+  /** Model facts already read (hazard examples' model presets); win over modelConfig. */
+  knownModelFacts?: ModelFacts;
   /** The CLI's --gpu: wins over GPU labels found in manifests. */
   gpu?: string;
   vllmVersion?: string;
   flashinferVersion?: string;
+  /** The CLI's --sglang-version (SGLang launches). */
+  sglangVersion?: string;
   cwd: string;
   /** Note flags vLLM does not know instead of failing on them. */
   allowUnknownFlags?: boolean;
@@ -37,6 +43,8 @@ const OFFICIAL_IMAGE = /^(?:docker\.io\/)?vllm\/vllm-openai:v?(\d+\.\d+\.\d+[\w.
 
 export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions): Deployment {
   const relocate = relocator(launch, opts);
+  if (sglangProgramLength(launch.tokens) !== undefined)
+    return assembleSglangDeployment(launch, opts, relocate);
   const notes0: Located<string>[] = [];
   const versions = versionsOf(launch, opts, notes0);
   const parsed = parseVllmCommand(launch.tokens, {
@@ -82,12 +90,12 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   return d;
 }
 
-function located(at: SourceLocation | undefined): { at?: SourceLocation } {
+export function located(at: SourceLocation | undefined): { at?: SourceLocation } {
   return at ? { at } : {};
 }
 
 /** Maps the parser's locations (absolute paths, virtual heredoc files) to what the user wrote. */
-function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
+export function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
   return (at) => {
     if (!at) return at;
     const virtual = launch.files.get(at.file);
@@ -105,7 +113,8 @@ function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLoc
 /** --model-config facts per options object: a directory of 1,000 manifests reads config.json once. */
 const explicitFacts = new WeakMap<AssembleOptions, ModelFacts>();
 
-function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
+export function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleOptions) {
+  if (opts.knownModelFacts) return opts.knownModelFacts;
   if (opts.modelConfig) {
     let facts = explicitFacts.get(opts);
     if (!facts) explicitFacts.set(opts, (facts = readModelFacts(resolve(opts.cwd, opts.modelConfig))));
@@ -141,7 +150,7 @@ function localModelDir(launch: LaunchCommand, model: string | undefined, opts: A
   return candidates.find((p) => existsSync(join(p, 'config.json')) && statSync(p).isDirectory());
 }
 
-function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
+export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
   if (opts.gpu) return { value: parseGpu(opts.gpu) };
   const mapped: Located<GpuFacts>[] = [];
   for (const hint of launch.gpuHints) {
@@ -177,7 +186,7 @@ function versionsOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located
   return versions;
 }
 
-function checkedVersion(text: string, option: string): string {
+export function checkedVersion(text: string, option: string): string {
   if (parseVersion(text)) return text.trim();
   throw new UserError(`${option} "${text}" is not a version`, {
     code: 'E_USAGE',

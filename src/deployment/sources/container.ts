@@ -12,6 +12,7 @@ import type { Located } from '../../core/located.js';
 import type { LaunchSource } from '../deployment.js';
 import { toToken, type ArgField } from './arg-field.js';
 import { entrypointForm, findLaunch, looksLikeVllmImage, type LaunchMatch } from './launch-start.js';
+import { looksLikeSglangImage, sglangEntrypointForm } from './sglang-start.js';
 import { newLaunch, type LaunchCommand } from './launch-command.js';
 import { launchesFromShell, positionalFrom } from './shell.js';
 
@@ -44,7 +45,7 @@ export interface ContainerSpec {
 }
 
 /** Env var names worth a note when their value cannot be known statically. */
-const RELEVANT_ENV = /^(VLLM_|FLASHINFER|CUDA_VISIBLE_DEVICES$|TORCH_CUDA_ARCH_LIST$)/;
+const RELEVANT_ENV = /^(VLLM_|SGLANG_|FLASHINFER|CUDA_VISIBLE_DEVICES$|TORCH_CUDA_ARCH_LIST$)/;
 
 export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
   const notes = [...c.notes];
@@ -56,7 +57,11 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
   const words = [...(command ?? []), ...(args ?? [])];
 
   let match = findLaunch(words);
-  if (!match && !command && args?.length && (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))) {
+  if (!match && !command && args?.length && looksLikeSglangImage(c.image?.text ?? '')) {
+    const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
+    if (sglangEntrypointForm(c.image, args, m)) match = m;
+  }
+  if (!match && !command && args?.length && !looksLikeSglangImage(c.image?.text ?? '') && (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))) {
     const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
     if (entrypointForm(c.image, args, m)) match = m;
   }

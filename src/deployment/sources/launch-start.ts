@@ -2,7 +2,8 @@
  * Finds where vLLM starts inside a command's words, looking through what wraps it:
  * `exec`, `nohup`, `uv run`, `env A=B`, `sudo`, `docker run … IMAGE`, `bash -c "…"` and the like.
  * The launch is `vllm serve …` (any path ending in /vllm) or
- * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server).
+ * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server),
+ * or an SGLang server (`sglang serve`, `python… -m sglang.launch_server`: sglang-start.ts).
  * Words are scanned left to right, so unknown wrappers (`srun --gres=gpu:8 vllm serve …`) work too.
  */
 import type { Located } from '../../core/located.js';
@@ -10,6 +11,7 @@ import { synthesized, toToken, type ArgField } from './arg-field.js';
 import { parseDockerRun } from './docker-run.js';
 import type { ArgToken } from './launch-command.js';
 import type { FlagSpec } from '../vllm-flags.js';
+import { isSglangModule, looksLikeSglangImage, matchSglangServe, sglangEntrypointForm } from './sglang-start.js';
 
 export interface LaunchMatch {
   /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
@@ -25,7 +27,7 @@ export interface LaunchMatch {
   image?: Located<string>;
   mounts: { container: string; host: string }[];
   notes: Located<string>[];
-  /** The words run something faultline recognises that is not a vLLM server (a benchmark client, SGLang): what it is. */
+  /** The words run something faultline recognises that is not a server launch (a benchmark client, a router): what it is. */
   notLaunch?: Located<string>;
   /** The launch is a wrapper's vLLM worker (Dynamo): its own extra flags and the role it names. */
   wrapper?: { name: string; extraFlags: readonly FlagSpec[] };
@@ -62,6 +64,11 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       m.tokens = words.slice(i).map(toToken);
       return true;
     }
+    const sglang = matchSglangServe(words, i);
+    if (sglang) {
+      m.tokens = sglang;
+      return true;
+    }
     if (name === 'vllm' && words[i + 1] && VLLM_CLIENT_COMMANDS.has(words[i + 1].text)) {
       const sub = words.slice(i + 1, i + 3).map((w) => w.text).filter((t) => !t.startsWith('-')).join(' ');
       m.notLaunch = { value: `\`vllm ${sub}\` (a vLLM client command, not a server launch)`, ...(words[i].at ? { at: words[i].at } : {}) };
@@ -75,10 +82,6 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       }
       const other = otherPythonProgram(words, i, m);
       if (other) return true;
-    }
-    if (name === 'sglang' && words[i + 1]?.text === 'serve') {
-      m.notLaunch = { value: '`sglang serve` (an SGLang server: faultline reads vLLM launches only)', ...(words[i].at ? { at: words[i].at } : {}) };
-      return true;
     }
     if (SHELLS.has(name)) {
       const k = shellScriptArgument(words, i);
@@ -111,6 +114,8 @@ function scanContainer(words: ArgField[], m: LaunchMatch, opts: FindOptions): bo
   const inner = run.entrypoint ? [run.entrypoint, ...run.command] : run.command;
   if (scan(inner, m, {})) return true;
   // No command, or only arguments: the image's entrypoint runs them.
+  if (!run.entrypoint && looksLikeSglangImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text))
+    return sglangEntrypointForm(run.image, inner, m);
   if (!run.entrypoint && looksLikeVllmImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text)) {
     return entrypointForm(run.image, inner, m);
   }
@@ -138,7 +143,7 @@ export function entrypointForm(image: ArgField | undefined, args: ArgField[], m:
 /** A word that names a program rather than an argument of vLLM (`bash`, `python3`, `ls` …). */
 function isProgram(word: string): boolean {
   const name = basename(word);
-  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm';
+  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm' || name === 'sglang';
 }
 
 export function looksLikeVllmImage(image: string): boolean {
@@ -163,8 +168,8 @@ function otherPythonProgram(words: ArgField[], i: number, m: LaunchMatch): boole
     m.notes.push({ value: "NVIDIA Dynamo's vLLM worker (python -m dynamo.vllm): read as vLLM's engine arguments plus the worker's own flags", ...(at ? { at } : {}) });
     return true;
   }
-  if (module === 'sglang.launch_server' || module === 'sglang.launch_router') {
-    m.notLaunch = { value: `python -m ${module} (an SGLang server: faultline reads vLLM launches only)`, ...(at ? { at } : {}) };
+  if (module === 'sglang.launch_router' || module === 'sglang_router.launch_router') {
+    m.notLaunch = { value: `python -m ${module} (SGLang's request router, not a server launch)`, ...(at ? { at } : {}) };
     return true;
   }
   const bench = module === 'vllm.entrypoints.openai.run_batch' ? module : script && /benchmark_(serving|throughput|latency)|bench_serving/.test(script) ? script : undefined;
@@ -196,10 +201,10 @@ function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined
     const t = words[k].text;
     if (t === '-m') {
       const mod = words[k + 1];
-      if (mod && VLLM_MODULES.has(mod.text)) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
+      if (mod && (VLLM_MODULES.has(mod.text) || isSglangModule(mod.text))) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
       return undefined;
     }
-    if (t.startsWith('-m') && VLLM_MODULES.has(t.slice(2))) {
+    if (t.startsWith('-m') && (VLLM_MODULES.has(t.slice(2)) || isSglangModule(t.slice(2)))) {
       const at = words[k].at;
       return [toToken(words[i]), synthesized('-m', at), synthesized(t.slice(2), at), ...words.slice(k + 1).map(toToken)];
     }

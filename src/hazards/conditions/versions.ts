@@ -15,7 +15,7 @@ import { compareVersions, parseVersion } from '../../deployment/versions.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 
 export interface VersionBounds {
-  pkg: 'vllm' | 'flashinfer';
+  pkg: 'vllm' | 'flashinfer' | 'sglang';
   introduced?: string;
   firstReported?: string;
   lastReported?: string;
@@ -29,8 +29,8 @@ export interface VersionBounds {
   record: string;
 }
 
-const flagFor = { vllm: '--vllm-version', flashinfer: '--flashinfer-version' } as const;
-const nameFor = { vllm: 'vLLM', flashinfer: 'flashinfer-python' } as const;
+const flagFor = { vllm: '--vllm-version', flashinfer: '--flashinfer-version', sglang: '--sglang-version' } as const;
+const nameFor = { vllm: 'vLLM', flashinfer: 'flashinfer-python', sglang: 'SGLang' } as const;
 
 export function affectedVersion(b: VersionBounds): Condition {
   const name = nameFor[b.pkg];

@@ -16,6 +16,8 @@ export interface ExampleLaunch {
   vllm?: string;
   /** `--flashinfer-version`. */
   flashinfer?: string;
+  /** `--sglang-version` (SGLang launches). */
+  sglang?: string;
 }
 
 export interface FailingExample extends ExampleLaunch {

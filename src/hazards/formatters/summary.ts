@@ -15,7 +15,10 @@ export interface DeploymentSummary {
   args: Record<string, unknown>;
   env: Record<string, string>;
   gpu: { name: string | null; sm: number } | null;
-  versions: { vllm: string | null; flashinfer: string | null };
+  engine: Deployment['engine'];
+  versions: { vllm: string | null; flashinfer: string | null; sglang: string | null };
+  /** SGLang launches: what SGLang changed or chose before it ran (effective `args` include it). */
+  sglangRewrites?: { field: string; from: unknown; to: unknown; why: string }[];
   modelFacts: {
     source: string;
     modelType: string | null;
@@ -47,7 +50,13 @@ export function summarizeDeployment(d: Deployment): DeploymentSummary {
     args,
     env,
     gpu: d.gpu ? { name: d.gpu.value.name ?? null, sm: d.gpu.value.sm } : null,
-    versions: { vllm: d.versions.vllm?.value ?? null, flashinfer: d.versions.flashinfer?.value ?? null },
+    engine: d.engine,
+    versions: {
+      vllm: d.versions.vllm?.value ?? null,
+      flashinfer: d.versions.flashinfer?.value ?? null,
+      sglang: d.versions.sglang?.value ?? null,
+    },
+    ...(d.sglang ? { sglangRewrites: d.sglang.rewrites.map((r) => ({ field: r.field, from: r.from ?? null, to: r.to, why: r.why })) } : {}),
     modelFacts: f
       ? {
           source: f.source,

@@ -1,6 +1,6 @@
 /**
- * What guard learns from the machine it runs on: the GPU (nvidia-smi), and the installed vLLM and
- * FlashInfer versions (importlib.metadata in the Python that will run vLLM). Each fact is either
+ * What guard learns from the machine it runs on: the GPU (nvidia-smi), and the installed vLLM,
+ * SGLang and FlashInfer versions (importlib.metadata in the Python that will run vLLM). Each fact is either
  * found, with where it came from, or missing, with why — never guessed.
  */
 import type { GpuFacts } from '../../deployment/deployment.js';
@@ -37,7 +37,7 @@ export async function gatherGpu(probe: Probe, env: NodeJS.ProcessEnv): Promise<F
 /** Prints "name=version" per package, empty when not installed. */
 const VERSION_SCRIPT = [
   'import importlib.metadata as m',
-  'for p in ("vllm", "flashinfer-python", "flashinfer"):',
+  'for p in ("vllm", "sglang", "flashinfer-python", "flashinfer"):',
   '    try:',
   '        print(p + "=" + m.version(p))',
   '    except Exception:',
@@ -46,6 +46,7 @@ const VERSION_SCRIPT = [
 
 export interface InstalledVersions {
   vllm: Fact<string>;
+  sglang: Fact<string>;
   flashinfer: Fact<string>;
 }
 
@@ -73,14 +74,17 @@ export async function gatherVersions(
     const how = `${py} importlib.metadata`;
     const vllm = found.get('vllm');
     const fi = found.get('flashinfer-python') ?? found.get('flashinfer');
+    const sglang = found.get('sglang');
     return {
       vllm: vllm ? { value: vllm, how } : { how: `vLLM version unknown: not installed for ${py}` },
+      sglang: sglang ? { value: sglang, how } : { how: `SGLang version unknown: not installed for ${py}` },
       flashinfer: fi ? { value: fi, how } : { how: `FlashInfer version unknown: not installed for ${py}` },
     };
   }
   const why = `no Python answered (${tried.join('; ')})`;
   return {
     vllm: { how: `vLLM version unknown: ${why}` },
+    sglang: { how: `SGLang version unknown: ${why}` },
     flashinfer: { how: `FlashInfer version unknown: ${why}` },
   };
 }

@@ -10,8 +10,9 @@ import type { Located } from '../../core/located.js';
 import type { ArgToken } from '../../deployment/argv-token.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import { longOptionOf, type FlagSpec } from '../../deployment/vllm-flags.js';
-import { chooseFlagTable } from '../../deployment/vllm-flag-table.js';
+
 import { describeChange, list, type ArgData, type LaunchChange } from '../change.js';
+import { flagIndexForArgv, programWordsOf } from './engine-flags.js';
 import { segmentArgv, type ArgGroup } from './segment.js';
 
 export interface AppliedChange {
@@ -63,9 +64,10 @@ class ArgvEditor {
   private readonly inserts = new Map<number, ArgToken[]>();
   private readonly appended: ArgToken[] = [];
   private readonly groups: ArgGroup[];
-  private readonly index = chooseFlagTable(undefined).index;
+  private readonly index;
 
   constructor(tokens: readonly ArgToken[]) {
+    this.index = flagIndexForArgv(tokens);
     this.words = [...tokens];
     this.groups = segmentArgv(tokens).groups;
     this.firstTouched = tokens.length;
@@ -113,7 +115,9 @@ export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: 
   const editor = new ArgvEditor(tokens);
   const instructions: Located<string>[] = [];
   const values = new Map<string, unknown>();
-  for (const [dest, v] of d.args) values.set(dest, v.value);
+  // An SGLang launch's args hold SGLang's rewrites; the words to edit are the ones written.
+  const written = d.sglang?.written ?? d.args;
+  for (const [dest, v] of written) values.set(dest, v.value);
 
   const assign = (key: string, value: unknown) => {
     const [dest, ...path] = key.split('.');
@@ -122,8 +126,8 @@ export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: 
     const { at, option } = editor.drop(dest);
     values.set(dest, next);
     if (next !== undefined) editor.put(wordsFor(editor.spec(dest), dest, next, option), at);
-    else if (!fromArgv && d.args.has(dest)) {
-      const where = d.args.get(dest)?.at;
+    else if (!fromArgv && written.has(dest)) {
+      const where = written.get(dest)?.at;
       instructions.push({
         value: `remove ${dest.replace(/_/g, '-')} from ${where?.file ?? 'the --config file'}`,
         ...(where ? { at: where } : {}),
@@ -135,13 +139,10 @@ export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: 
   for (const key of list(change.unset)) assign(key, undefined);
   if (change.add !== undefined) {
     const words = list(change.add);
-    const added = segmentArgv([
-      { text: 'vllm' },
-      { text: 'serve' },
-      ...words.map((text) => ({ text })),
-    ]).groups;
+    const program = programWordsOf(tokens);
+    const added = segmentArgv([...program, ...words.map((text) => ({ text }))]).groups;
     for (const g of added) {
-      const groupWords = words.slice(g.start - 2, g.end - 2);
+      const groupWords = words.slice(g.start - program.length, g.end - program.length);
       const { at } = g.dest ? editor.drop(g.dest) : { at: undefined };
       editor.put(groupWords, at);
     }

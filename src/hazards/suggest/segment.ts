@@ -9,7 +9,8 @@
 import type { ArgToken } from '../../deployment/argv-token.js';
 import { looksLikeOption } from '../../deployment/vllm-argparse.js';
 import { destOf, type FlagSpec } from '../../deployment/vllm-flags.js';
-import { chooseFlagTable } from '../../deployment/vllm-flag-table.js';
+import { sglangProgramLength } from '../../deployment/engines/sglang/command.js';
+import { flagIndexForArgv } from './engine-flags.js';
 
 export interface ArgGroup {
   /** Index of the group's first word in the argv, and one past its last. */
@@ -32,6 +33,8 @@ export interface SegmentedArgv {
 
 /** How many words start the server: `vllm serve`, or `python … -m MODULE [serve]`. */
 export function programLength(tokens: readonly ArgToken[]): number {
+  const sglang = sglangProgramLength(tokens);
+  if (sglang !== undefined) return sglang;
   const program = tokens[0]?.text.split('/').pop() ?? '';
   if (program === 'vllm') return tokens[1]?.text === 'serve' ? 2 : 1;
   if (/^python(\d+(\.\d+)*)?$/.test(program)) {
@@ -55,7 +58,7 @@ function optionName(text: string): { name: string; path?: string; explicit: bool
 }
 
 export function segmentArgv(tokens: readonly ArgToken[]): SegmentedArgv {
-  const index = chooseFlagTable(undefined).index;
+  const index = flagIndexForArgv(tokens);
   const start = programLength(tokens);
   const groups: ArgGroup[] = [];
   let k = start;

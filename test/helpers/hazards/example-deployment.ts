@@ -21,19 +21,18 @@ const DIR = '/nonexistent-faultline-examples';
 export function exampleDeployment(x: ExampleLaunch, file: string): Deployment {
   const absPath = `${DIR}/${file}`;
   const { launches } = collectLaunches([{ path: file, absPath, baseDir: DIR, text: `${x.command}\n` }]);
-  assert.equal(launches.length, 1, `${file}: the example command must hold exactly one vLLM launch`);
+  assert.equal(launches.length, 1, `${file}: the example command must hold exactly one server launch`);
+  const preset = x.model ? modelPreset(x.model) : undefined;
+  if (x.model) assert.ok(preset, `${file}: model preset ${x.model}`);
   const d = assembleDeployment(launches[0], {
     cwd: DIR,
+    ...(preset ? { knownModelFacts: preset.facts() } : {}),
     gpu: x.gpu,
     vllmVersion: x.vllm,
     flashinferVersion: x.flashinfer,
+    sglangVersion: x.sglang,
     displayPaths: new Map([[absPath, file]]),
   });
-  if (x.model) {
-    const preset = modelPreset(x.model);
-    assert.ok(preset, `${file}: model preset ${x.model}`);
-    d.modelFacts = preset.facts();
-  }
   return d;
 }
 
@@ -51,6 +50,7 @@ export function applyToExample(x: ExampleLaunch, d: Deployment, change: LaunchCh
   const out: ExampleLaunch = { ...x, command: renderShell(applied.tokens, { env }) };
   if (change.versions?.vllm) out.vllm = change.versions.vllm;
   if (change.versions?.flashinfer) out.flashinfer = change.versions.flashinfer;
+  if (change.versions?.sglang) out.sglang = change.versions.sglang;
   if (change.model) out.model = change.model;
   return out;
 }

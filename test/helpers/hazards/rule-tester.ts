@@ -100,6 +100,7 @@ const FACTS = [
   ['model', '--model-config'],
   ['vllm', '--vllm-version'],
   ['flashinfer', '--flashinfer-version'],
+  ['sglang', '--sglang-version'],
 ] as const;
 
 export function casesFromData(h: Hazard): HazardCases {

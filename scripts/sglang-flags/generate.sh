@@ -1,0 +1,26 @@
+#!/bin/sh
+# Regenerates data/sglang-flags/<version>.json: one table per SGLang minor release line (the newest
+# release of each 0.4.x / 0.5.x line found in the clone), read at the commit that set
+# python/sglang/version.py to that release, plus `main.json` from the clone's HEAD.
+#   sh scripts/sglang-flags/generate.sh /path/to/sglang.git OWNER/NAME-of-the-clone
+# Releases after the switch to setuptools-scm (Dec 2025) exist only as tags; a clone without
+# SGLang's tags yields the version.py releases and main.
+set -eu
+GIT_DIR=${1:?usage: generate.sh SGLANG_GIT_DIR REPOSITORY}
+REPO=${2:?usage: generate.sh SGLANG_GIT_DIR REPOSITORY}
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUT="$HERE/../../data/sglang-flags"
+mkdir -p "$OUT"
+git --git-dir "$GIT_DIR" log --format=%H -- python/sglang/version.py | while read -r c; do
+  v=$(git --git-dir "$GIT_DIR" show "$c:python/sglang/version.py" 2>/dev/null | sed -n 's/^__version__ *= *"\(.*\)"/\1/p')
+  case "$v" in ''|*rc*|*dev*) continue ;; esac
+  line=$(echo "$v" | sed 's/^\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/')
+  case "$line" in 0.[0-3].*) continue ;; esac
+  echo "$line $v $c"
+done | awk '!seen[$1]++' | while read -r line v c; do
+  echo "SGLang $v: $c" >&2
+  python3 "$HERE/extract_sglang_flags.py" "$GIT_DIR" "$c" "$v" "$REPO" > "$OUT/$line.json.tmp"
+  mv "$OUT/$line.json.tmp" "$OUT/$line.json"
+done
+python3 "$HERE/extract_sglang_flags.py" "$GIT_DIR" HEAD main "$REPO" > "$OUT/main.json.tmp"
+mv "$OUT/main.json.tmp" "$OUT/main.json"

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadTable, tableFor, tableLines } from './flag-table.js';
+
+test('every table names SGLang’s commit, its date, the generator, and has the core flags', () => {
+  for (const line of [...tableLines(), 'main']) {
+    const t = loadTable(line);
+    assert.match(t.source.commit, /^[0-9a-f]{40}$/, line);
+    assert.equal(t.source.upstream, 'sgl-project/sglang');
+    assert.equal(t.generator, 'scripts/sglang-flags/extract_sglang_flags.py');
+    const dests = new Set(t.flags.map((f) => f.dest));
+    for (const d of [
+      'model_path',
+      'tensor_parallel_size',
+      'kv_cache_dtype',
+      'attention_backend',
+      'disable_radix_cache',
+    ])
+      assert.ok(dests.has(d), `${line}: ${d}`);
+    if (line !== 'main') assert.equal(t.sglangVersion?.startsWith(line), true, line);
+  }
+  assert.ok(tableLines().length >= 10);
+});
+
+test('a version picks its release line, else the nearest older line, else main — and says which', () => {
+  assert.equal(tableFor('0.5.6.post2').table.source.commit.slice(0, 9), '5c8bd8b51');
+  assert.equal(tableFor('0.5.6').table.sglangVersion, '0.5.6.post2');
+  const rc = tableFor('0.5.0rc2');
+  assert.equal(rc.table.sglangVersion, '0.4.10.post2');
+  assert.match(rc.why, /no table for 0\.5\.0: the nearest older release line/);
+  assert.equal(tableFor(undefined).table.sglangVersion, null);
+  assert.match(tableFor(undefined).why, /SGLang version unknown: flags of SGLang main/);
+  assert.match(tableFor('0.5.9').why, /newer than the newest release table/);
+  assert.match(tableFor('0.3.6').why, /older than the oldest release table/);
+  assert.match(tableFor('banana').why, /"banana" is not a version/);
+});
