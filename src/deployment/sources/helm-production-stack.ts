@@ -133,15 +133,13 @@ function chartIgnoredKeys(y: YamlFile, spec: Node, cfg: Node | undefined): Locat
     for (const item of cfg.items) {
       const key = isScalar(item.key) ? String(item.key.value) : undefined;
       if (key === undefined || CHART_VLLM_CONFIG_KEYS.has(key)) continue;
-      notes.push({ value: `vllmConfig.${key}: ${where}; write the flag in vllmConfig.extraArgs`, ...located(locOf(y, item.key as Node)) });
+      const at = locOf(y, item.key as Node);
+      notes.push({ value: `vllmConfig.${key}: ${where}; write the flag in vllmConfig.extraArgs`, ...(at ? { at } : {}) });
     }
   const misplaced = mapKeyNode(spec, 'extraArgs');
-  if (misplaced) notes.push({ value: `modelSpec[].extraArgs: ${where}; the chart reads vllmConfig.extraArgs`, ...located(locOf(y, misplaced)) });
+  const misplacedAt = misplaced && locOf(y, misplaced);
+  if (misplaced) notes.push({ value: `modelSpec[].extraArgs: ${where}; the chart reads vllmConfig.extraArgs`, ...(misplacedAt ? { at: misplacedAt } : {}) });
   return notes;
-}
-
-function located(at: SourceLocation | undefined): { at?: SourceLocation } {
-  return at ? { at } : {};
 }
 
 function chartEnv(y: YamlFile, doc: Node, engine: Node | undefined, spec: Node, here: SourceLocation | undefined): Map<string, Located<string>> {
