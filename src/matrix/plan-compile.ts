@@ -47,6 +47,8 @@ export interface MatrixPlan {
   seed: number;
   confirm: number;
   probe: Record<string, unknown>;
+  /** Where each `probe:` key was written (and the block itself under ''), for errors about them. */
+  probeAt: Record<string, SourceLocation>;
   executor: { kind: 'local'; parallel: number; gpus?: string[] };
   maxFaults: number;
   /** sha256 of the plan text: a resumed run must use the same plan. */
@@ -205,6 +207,10 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     seed: data.seed,
     confirm: data.confirm,
     probe: data.probe,
+    probeAt: Object.fromEntries([
+      ['', yaml.at(['probe'])],
+      ...yaml.keysAt(['probe']).map((key) => [key, yaml.at(['probe', key])] as const),
+    ]),
     executor: { kind: 'local', parallel, gpus },
     maxFaults: data.localize.max_faults,
     hash: createHash('sha256').update(text).digest('hex'),

@@ -103,7 +103,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       const planFile = resolve(io.cwd, planPath);
       const plan = loadPlanFile(planFile);
       const slots = parallelOf(opts.parallel, plan);
-      parseProbeOptions(plan.probe, planPath); // a typo in probe: fails here, before any server starts
+      parseProbeOptions(plan.probe, planPath, plan.probeAt); // a typo in probe: fails here, before any server starts
 
       if (opts.dryRun) {
         if (opts.resume) throw new UserError('--dry-run launches nothing; it cannot resume a run');
