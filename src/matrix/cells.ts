@@ -1,8 +1,10 @@
 /**
- * Runs cells: launch a configuration, probe it (re-probing a PASS `confirm` times on the same
- * server; a FAIL is trusted), stop it, journal the result. Results are memoized by
- * configuration, so asking twice — in another phase, or in a resumed run — never launches
- * twice. At most `executor.slots` cells run at once, each on its own slot.
+ * Runs cells: launch a configuration, probe it (re-probing a PASS on the same server until it
+ * has the rounds the caller asked for; a FAIL is trusted), stop it, journal the result. Results
+ * are memoized by configuration, so asking twice — in another phase, or in a resumed run —
+ * never launches twice; only a PASS that ran with fewer rounds than a later caller needs gets a
+ * second, separate launch for the missing rounds (a "recheck"). At most `executor.slots` cells
+ * run at once, each on its own slot.
  */
 import type { MatrixProbe, ProbeResult } from './cell-probe.js';
 import type { CellResult, Phase } from './cell-result.js';
@@ -28,7 +30,6 @@ export interface CellRunnerOptions {
   reference: unknown;
   /** A live reference server that scores cells (a reference URL, or the kept-alive reference). */
   scorerUrl?: string;
-  confirm: number;
   journal?: Journal;
   /** Cells of an earlier, interrupted run of the same plan. */
   previous?: readonly CellResult[];
@@ -67,10 +68,23 @@ export class CellRunner {
   }
 
   /**
-   * The cell of a configuration, launched unless known. `recheckOf` asks for a second, separate
-   * launch of a configuration that already ran (cell id of the first).
+   * The cell of a configuration, launched unless known; a PASS needs `rounds` probe rounds in a
+   * row. When the configuration already passed with fewer, the answer is its recheck: a second
+   * launch probed for the missing rounds (its verdict is the configuration's from then on).
    */
-  run(config: Config, phase: Phase, recheckOf?: string): Promise<CellResult> {
+  async run(config: Config, phase: Phase, rounds: number): Promise<CellResult> {
+    const first = await this.cell(config, phase, rounds);
+    if (first.outcome !== 'pass' || first.probes.length >= rounds) return first;
+    const recheck = await this.cell(config, phase, rounds, first);
+    // a FAIL is trusted; a recheck without a verdict leaves the earlier PASS as the best answer
+    return recheck.outcome === 'corrupt' ? recheck : first;
+  }
+
+  runAll(configs: readonly Config[], phase: Phase, rounds: number): Promise<CellResult[]> {
+    return Promise.all(configs.map((c) => this.run(c, phase, rounds)));
+  }
+
+  private cell(config: Config, phase: Phase, rounds: number, recheckOf?: CellResult): Promise<CellResult> {
     const key = memoKey(config, recheckOf !== undefined);
     const known = this.known.get(key);
     if (known) return known;
@@ -82,14 +96,12 @@ export class CellRunner {
       this.o.onCell?.(earlier, true);
     } else {
       const id = `c${String(this.nextId++).padStart(3, '0')}`;
-      promise = this.launchAndProbe(id, [...config], phase, recheckOf);
+      // a recheck continues the round numbering, so its prompts are new to this configuration
+      const from = recheckOf?.probes.length ?? 0;
+      promise = this.launchAndProbe(id, [...config], phase, from, rounds, recheckOf?.id);
     }
     this.known.set(key, promise);
     return promise;
-  }
-
-  runAll(configs: readonly Config[], phase: Phase): Promise<CellResult[]> {
-    return Promise.all(configs.map((c) => this.run(c, phase)));
   }
 
   private acquire(): Promise<number> {
@@ -106,7 +118,14 @@ export class CellRunner {
     this.freeSlots.sort((a, b) => a - b);
   }
 
-  private async launchAndProbe(id: string, config: number[], phase: Phase, recheckOf: string | undefined): Promise<CellResult> {
+  private async launchAndProbe(
+    id: string,
+    config: number[],
+    phase: Phase,
+    firstRound: number,
+    rounds: number,
+    recheckOf: string | undefined,
+  ): Promise<CellResult> {
     const slot = await this.acquire();
     try {
       if (this.o.signal.aborted) throw new RunInterrupted();
@@ -131,7 +150,7 @@ export class CellRunner {
       } else {
         const probes: ProbeResult[] = [];
         try {
-          for (let round = 0; round <= this.o.confirm; round++) {
+          for (let round = firstRound; round < Math.max(rounds, firstRound + 1); round++) {
             const result = await this.probeOnce(launch.server.baseUrl, id, round);
             probes.push(result);
             if (result.outcome !== 'pass') break; // a FAIL is trusted; an error ends the cell too

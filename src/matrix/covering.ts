@@ -24,6 +24,13 @@ export interface CoveringOptions {
   constraints?: ConstraintSet;
   /** Rows already run: they count for coverage and are never returned or changed. */
   seedRows?: readonly Config[];
+  /**
+   * Only the valid tuples this returns true for must be covered (given as a partial configuration:
+   * the tuple's factors set, the others UNSET); by default all. A matrix run passes "not tested yet".
+   */
+  needed?: (partial: Config) => boolean;
+  /** A stable text that identifies `needed`, for callers that memoize arrays (benches). */
+  neededKey?: string;
   /** Don't-care cells are filled with these levels where constraints allow (e.g. the reference). */
   preferredLevels?: readonly number[];
   seed?: number;
@@ -62,7 +69,7 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
     return { strength: 0, rows: [], constructedRows: 0, validTuples: 0, coveredBySeeds: 0, shrink: { steps: 0, work: 0, ms: 0, stoppedBy: 'done' } };
   const rng = createRng(options.seed ?? 1);
   const index = new TupleIndex(levelCounts(space), strength);
-  const required = requiredTuples(index, constraints);
+  const required = requiredTuples(index, constraints, options.needed);
   const built = construct(index, required, constraints, seeds, rng, options.preferredLevels);
   const { rows, ...shrink } = shrinkRows(index, required, constraints, seeds, built, rng, {
     work: options.shrinkWork ?? DEFAULT_SHRINK_WORK,
@@ -70,7 +77,7 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
     ...(options.shrinkTimeMs !== undefined ? { timeMs: options.shrinkTimeMs } : {}),
   });
 
-  const check = checkCoverage(space, constraints, strength, [...seeds, ...rows]);
+  const check = checkCoverage(space, constraints, strength, [...seeds, ...rows], { needed: options.needed });
   if (!check.ok) {
     throw new Error(
       `covering array failed the independent check: ${check.holeCount} valid tuples uncovered, invalid rows ${check.invalidRows.join(',')}`,
@@ -84,19 +91,20 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
   return { strength, rows, constructedRows: built.length, validTuples, coveredBySeeds, shrink };
 }
 
-/** 1 for each tuple that some valid configuration contains. */
-function requiredTuples(index: TupleIndex, constraints: ConstraintSet): Uint8Array {
+/** 1 for each tuple that some valid configuration contains (and that `needed` asks for). */
+function requiredTuples(index: TupleIndex, constraints: ConstraintSet, needed?: (partial: Config) => boolean): Uint8Array {
   const required = new Uint8Array(index.total).fill(1);
-  if (constraints.isEmpty) return required;
+  if (constraints.isEmpty && !needed) return required;
   const constrained = new Set(constraints.constrainedFactors);
   const partial: number[] = index.sizes.map(() => UNSET);
   for (let s = 0; s < index.setCount; s++) {
     const cols = index.columnsOf(s);
-    if (!cols.some((c) => constrained.has(c))) continue;
+    const check = cols.some((c) => constrained.has(c));
+    if (!check && !needed) continue;
     const end = s + 1 < index.setCount ? index.offsets[s + 1] : index.total;
     for (let i = index.offsets[s]; i < end; i++) {
       index.writeTuple(i, partial);
-      if (!constraints.canExtend(partial)) required[i] = 0;
+      if ((check && !constraints.canExtend(partial)) || (needed && !needed(partial))) required[i] = 0;
     }
     for (const c of cols) partial[c] = UNSET;
   }

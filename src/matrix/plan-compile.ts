@@ -6,7 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { UserError, type SourceLocation } from '../core/errors.js';
+import type { ConfirmPolicy } from './confirmation.js';
 import { ConstraintSet, findConstraintProblems, type Condition, type Constraint } from './constraints.js';
+import { DEFAULT_SHRINK_WORK } from './covering-shrink.js';
+import type { Masker } from './tested-tuples.js';
 import { PLACEHOLDERS, type PlanData } from './plan.js';
 import type { FactorSpace } from './space.js';
 import type { DataPath, LocatedYaml } from './yaml-located.js';
@@ -45,7 +48,18 @@ export interface MatrixPlan {
   };
   strength: number;
   seed: number;
-  confirm: number;
+  /** How many probe rounds a PASS needs (confirmation.ts). */
+  confirm: ConfirmPolicy;
+  coverage: {
+    /** After a verified interaction from a most-enabled launch: stop, or cover the rest. */
+    afterFound: 'stop' | 'cover';
+    /** Extra covering rounds for combinations whose launches gave no verdict. */
+    rounds: number;
+    /** Work budget of each covering array's shrinking pass. */
+    shrinkWork: number;
+  };
+  /** Levels known to hide other faults (coverage.maskers). */
+  maskers: Masker[];
   probe: Record<string, unknown>;
   /** Where each `probe:` key was written (and the block itself under ''), for errors about them. */
   probeAt: Record<string, SourceLocation>;
@@ -89,20 +103,21 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     return v;
   };
 
+  /** `factor: level | [levels]` mappings (constraint sides, maskers) → conditions. */
+  const conditionsAt = (at: DataPath, written: Record<string, string[]>): Condition[] =>
+    Object.entries(written).map(([name, wanted]) => {
+      const f = factorIndex([...at, name], name);
+      const allowed = levels[f].map(() => false);
+      wanted.forEach((level, j) => {
+        const path = wanted.length === 1 && !Array.isArray(yamlValue(yaml, [...at, name])) ? [...at, name] : [...at, name, j];
+        allowed[levelIndex(path, f, level)] = true;
+      });
+      return { factor: f, allowed };
+    });
+
   // Constraints.
   const compiled: Constraint[] = data.constraints.map((c, i) => {
-    const conditions = (side: 'forbid' | 'if' | 'then'): Condition[] =>
-      Object.entries(c[side] ?? {}).map(([name, wanted]) => {
-        const f = factorIndex(['constraints', i, side, name], name);
-        const allowed = levels[f].map(() => false);
-        wanted.forEach((level, j) => {
-          const path = wanted.length === 1 && !Array.isArray(yamlValue(yaml, ['constraints', i, side, name]))
-            ? ['constraints', i, side, name]
-            : ['constraints', i, side, name, j];
-          allowed[levelIndex(path, f, level)] = true;
-        });
-        return { factor: f, allowed };
-      });
+    const conditions = (side: 'forbid' | 'if' | 'then'): Condition[] => conditionsAt(['constraints', i, side], c[side] ?? {});
     const show = (side: 'forbid' | 'if' | 'then') =>
       Object.entries(c[side] ?? {})
         .map(([n, l]) => `${n}=${l.join('|')}`)
@@ -205,7 +220,13 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     },
     strength: Math.min(data.strength, names.length),
     seed: data.seed,
-    confirm: data.confirm,
+    confirm: data.confirm === 'auto' ? { kind: 'auto', missRate: data.miss_rate } : { kind: 'fixed', reprobes: data.confirm },
+    coverage: {
+      afterFound: data.coverage.after_found,
+      rounds: data.coverage.rounds,
+      shrinkWork: Math.round(DEFAULT_SHRINK_WORK * data.coverage.shrink_effort),
+    },
+    maskers: data.coverage.maskers.map((m, i) => conditionsAt(['coverage', 'maskers', i], m)),
     probe: data.probe,
     probeAt: Object.fromEntries([
       ['', yaml.at(['probe'])],

@@ -90,12 +90,44 @@ export const planSchema = z
     strength: z.number().int().min(2).max(4).default(3).describe('t of the t-way covering array.'),
     seed: z.number().int().min(0).default(1),
     confirm: z
+      .union([z.literal('auto'), z.number().int().min(0).max(10)])
+      .default('auto')
+      .describe(
+        'Re-probes of a PASS on the same server before it is believed (a FAIL is trusted). auto: as many as a sequential test on miss_rate needs for why the cell runs (more during localization, usually none for covering rows); a number: that many for every PASS.',
+      ),
+    miss_rate: z
       .number()
-      .int()
-      .min(0)
-      .max(10)
-      .default(2)
-      .describe('Re-probes of a PASS on the same server before it is believed (a FAIL is trusted).'),
+      .gt(0)
+      .lt(1)
+      .default(0.05)
+      .describe(
+        "Chance that one probe round of a corrupt server says PASS (confirm: auto). The default is the probe's own error rate: a server corrupting at least target_rate of its requests passes a round with probability ≤ 5 %.",
+      ),
+    coverage: z
+      .strictObject({
+        after_found: z
+          .enum(['stop', 'cover'])
+          .default('stop')
+          .describe(
+            'stop: once a most-enabled launch failed and its interaction is verified, do not run the covering array (the report lists the t-way combinations left untested); cover: run it anyway, rows avoiding the interactions found, to look for more.',
+          ),
+        rounds: z
+          .number()
+          .int()
+          .min(0)
+          .max(10)
+          .default(3)
+          .describe('Extra covering rounds for t-way combinations whose launches gave no verdict (a level that never launches becomes a learned constraint).'),
+        shrink_effort: z.number().positive().max(100).default(1).describe('Multiplies the covering-array shrinking budget (1: about a second of one core).'),
+        maskers: z
+          .array(z.record(z.string(), words))
+          .default([])
+          .describe(
+            'Levels known to hide other faults (e.g. a drafter that rarely drafts deep): a PASS with one present tests only the combinations that include it; the others get launches without it.',
+          ),
+      })
+      .default({ after_found: 'stop', rounds: 3, shrink_effort: 1, maskers: [] })
+      .describe('How the t-way coverage is run and counted.'),
     probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
     executor: z
       .strictObject({

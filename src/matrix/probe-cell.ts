@@ -104,8 +104,8 @@ export interface ReferenceGoldens {
 }
 
 export interface EngineProbeOptions {
-  /** Re-probes of a PASS (plan.confirm): the reference is recorded confirm + 1 times. */
-  confirm: number;
+  /** Probe rounds a PASS can need at most (maxPassRounds of plan.confirm): one golden each. */
+  rounds: number;
   /** The plan's directory: prompt_text is relative to it. */
   planDir: string;
 }
@@ -168,7 +168,7 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     async captureReference(url, raw, signal): Promise<ReferenceGoldens> {
       const o = withDefaults(raw);
       const rounds: Recording[] = [];
-      for (let round = 0; round <= options.confirm; round++) {
+      for (let round = 0; round < options.rounds; round++) {
         if (signal.aborted) throw new Error('interrupted');
         const rec = await recordGolden(probeConfig(url, o, corpusFor(o), o.seed + round));
         if (rec.failed > 0)

@@ -14,6 +14,7 @@ import { UserError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { buildAttribution } from '../../matrix/attribution.js';
 import { RunInterrupted } from '../../matrix/cells.js';
+import { maxPassRounds } from '../../matrix/confirmation.js';
 import { formatAttributionJson, formatAttributionText } from '../../matrix/format-text.js';
 import { handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
@@ -168,7 +169,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
         const run = await runMatrix({
           plan,
           executor,
-          probe: createEngineProbe({ confirm: plan.confirm, planDir }),
+          probe: createEngineProbe({ rounds: maxPassRounds(plan.confirm), planDir }),
           journal,
           resumed,
           signal: controller.signal,
