@@ -10,10 +10,12 @@
  *
  * with q the miss rate of one round and p the prior that a cell run for this purpose fails.
  * A wrong PASS during localization is a wrong turn (and a wrong remedy in verification), so
- * those cells need a small ε at p ≈ ½; a covering-array row rarely fails and a missed one is
- * caught by other rows holding the same tuples, so one round is usually enough there
- * (research note §2.4: "trust FAIL, re-probe PASS", which reached 99.8 % exact at a 10 % miss
- * rate where single shots reached 60 %).
+ * those cells need a small ε at p ≈ ½. A covering row rarely fails (p ≈ 0.1), but in a tight
+ * array it is often the only row holding its fault's tuple, so a missed one loses the fault:
+ * ε is smaller there, which the low prior partly pays for (at q = 0.05: two rounds where
+ * localization takes three; at q = 0.01 two for both; one PASS round suffices from q ≈ 0.001).
+ * Research note §2.4: "trust FAIL, re-probe PASS" reached 99.8 % exact at a 10 % miss rate
+ * where single shots reached 60 %.
  */
 export type Purpose = 'maximal' | 'covering' | 'search' | 'verify' | 'generalize';
 
@@ -27,7 +29,7 @@ interface Prior {
 const PRIORS: Record<Purpose, Prior> = {
   // a missed FAIL of the most-enabled launch sends the run to a whole covering array
   maximal: { fail: 0.5, error: 0.001 },
-  covering: { fail: 0.1, error: 0.02 },
+  covering: { fail: 0.1, error: 0.0005 },
   search: { fail: 0.5, error: 0.001 },
   verify: { fail: 0.5, error: 0.001 },
   generalize: { fail: 0.5, error: 0.001 },

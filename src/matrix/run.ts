@@ -224,10 +224,18 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
       phase: 'covering',
       detail: `round ${round + 1}, strength ${plan.strength}: ${built.rows.length} new configuration(s) for ${built.untested} combination(s) not tested yet`,
     });
-    const ran = await runner.runAll(built.rows, 'covering', passRounds(plan.confirm, 'covering'));
-    await search.learn();
-    await search.localizeFailures(ran);
-    await search.learn(); // maskers follow from the interactions just found
+    // In waves of one row per slot: with after_found stop, the first failing row is localized at
+    // once and the rest of the round is not launched (research note §2.3: stop at the first
+    // failing test, as binary splitting does).
+    const stopEarly = plan.coverage.afterFound === 'stop';
+    const wave = stopEarly ? Math.max(1, executor.slots) : built.rows.length;
+    for (let at = 0; at < built.rows.length; at += wave) {
+      const ran = await runner.runAll(built.rows.slice(at, at + wave), 'covering', passRounds(plan.confirm, 'covering'));
+      await search.learn();
+      await search.localizeFailures(ran);
+      await search.learn(); // maskers follow from the interactions just found
+      if (stopEarly && search.found().length > 0) break;
+    }
   }
 
   const cells = await runner.results();
