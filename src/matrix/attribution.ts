@@ -73,7 +73,8 @@ export interface AttributionReport {
   explained: Record<string, number>;
   /** Failing cells not examined (localize.max_faults reached). */
   unexamined: string[];
-  launchFailures: { levels: Record<string, string>; cells: string[] }[];
+  /** What the failed launches have in common; `alternatives`: other patterns that fit the same launches. */
+  launchFailures: { levels: Record<string, string>; alternatives?: Record<string, string>[]; cells: string[] }[];
   /** Level combinations the run learned never launch; later launches avoided them. */
   learnedConstraints?: { levels: Record<string, string>; cells: string[] }[];
   /** Levels that hide other faults: a PASS with one present tests only the combinations holding it. */
@@ -279,7 +280,12 @@ function launchFailurePatterns(space: FactorSpace, reference: Config, cells: Mat
       .sort((x, y) => y.fresh - x.fresh || x.c.pattern.length - y.c.pattern.length)[0];
     if (!best || best.fresh === 0) break;
     best.c.cells.forEach((id) => accounted.add(id));
-    out.push({ levels: Object.fromEntries(best.c.pattern.map(([f, v]) => [space.names[f], space.levels[f][v]])), cells: best.c.cells });
+    const named = (pattern: [number, number][]) => Object.fromEntries(pattern.map(([f, v]) => [space.names[f], space.levels[f][v]]));
+    // patterns just as small that fit exactly the same launches: the evidence cannot tell them apart
+    const alternatives = candidates
+      .filter((c) => c !== best.c && c.pattern.length === best.c.pattern.length && c.cells.join() === best.c.cells.join())
+      .map((c) => named(c.pattern));
+    out.push({ levels: named(best.c.pattern), ...(alternatives.length ? { alternatives } : {}), cells: best.c.cells });
   }
   for (const c of cells) if (failed.has(c.id) && !accounted.has(c.id)) out.push({ levels: c.levels, cells: [c.id] });
   return out;

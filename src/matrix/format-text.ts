@@ -88,7 +88,8 @@ export function formatAttributionText(report: AttributionReport): string {
     out.push('', `Failing launches NOT examined (localize.max_faults reached): ${report.unexamined.join(', ')}`);
   if (report.launchFailures.length) {
     out.push('', 'Launch failures (no verdict; these cells say nothing about corruption):');
-    for (const lf of report.launchFailures) out.push(`  ${pairs(lf.levels)}: ${lf.cells.join(', ')}`);
+    for (const lf of report.launchFailures)
+      out.push(`  ${[lf.levels, ...(lf.alternatives ?? [])].map(pairs).join(' or ')}: ${lf.cells.join(', ')}`);
   }
   for (const lc of report.learnedConstraints ?? [])
     out.push(`Learned: ${pairs(lc.levels)} never launched (${lc.cells.join(', ')}); later launches avoided it.`);
@@ -114,7 +115,7 @@ export function formatAttributionText(report: AttributionReport): string {
 }
 
 const STOP_TEXT: Record<string, string> = {
-  'after-found': 'the run stopped at the interaction the most-enabled launch showed (coverage.after_found: stop; set it to cover to test them)',
+  'after-found': 'the run stopped at the first interaction found (coverage.after_found: stop; set it to cover to test them)',
   'rounds-exhausted': 'their launches gave no verdict, or masked them, in every covering round (coverage.rounds)',
   'nothing-launchable': 'no launch the constraints and the learned launch failures allow can hold them',
 };

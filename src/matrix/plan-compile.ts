@@ -28,6 +28,12 @@ export interface MatrixPlan {
   descriptions: (string | undefined)[];
   /** choices[factor]: the factor's levels are alternatives (role: choice), not a suspect switched on. */
   choices: boolean[];
+  /**
+   * Factors the most-enabled launches and the context check keep at their reference level: the
+   * choices, and the factors of declared maskers (a launch passing because a masker hid the fault
+   * would say nothing).
+   */
+  heldAtReference: boolean[];
   /** fragments[factor][level] */
   fragments: LevelFragment[][];
   /** Where each level was written: locations[factor][level]. */
@@ -142,6 +148,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     );
   }
   const constraints = new ConstraintSet(space, compiled);
+  const maskers = data.coverage.maskers.map((m, i) => conditionsAt(['coverage', 'maskers', i], m));
 
   // Reference: its levels are the baseline (safe values).
   const baseline = names.map(() => 0);
@@ -202,6 +209,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     space,
     descriptions: names.map((n) => data.factors[n].description),
     choices: names.map((n) => data.factors[n].role === 'choice'),
+    heldAtReference: names.map((n, f) => data.factors[n].role === 'choice' || maskers.some((m) => m.some((c) => c.factor === f))),
     fragments,
     levelLocations,
     constraints,
@@ -226,7 +234,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
       rounds: data.coverage.rounds,
       shrinkWork: Math.round(DEFAULT_SHRINK_WORK * data.coverage.shrink_effort),
     },
-    maskers: data.coverage.maskers.map((m, i) => conditionsAt(['coverage', 'maskers', i], m)),
+    maskers,
     probe: data.probe,
     probeAt: Object.fromEntries([
       ['', yaml.at(['probe'])],

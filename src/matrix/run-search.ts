@@ -58,6 +58,13 @@ export class FailureSearch {
     return [...this.plan.maskers, ...this.learnedMaskers.map((a) => maskerOf(this.plan.space, a))];
   }
 
+  /** Factors kept at their reference level by the context check: choices and every masker's factors. */
+  heldAtReference(): boolean[] {
+    const held = [...this.plan.heldAtReference];
+    for (const a of this.learnedMaskers) held[a.factor] = true;
+    return held;
+  }
+
   /** Re-derives what the cells so far teach: launch constraints and maskers. */
   async learn(): Promise<void> {
     const cells = await this.runner.results();
@@ -112,7 +119,7 @@ export class FailureSearch {
     return {
       constraints: this.constraints(),
       parallel: this.slots,
-      choices: this.plan.choices,
+      choices: this.heldAtReference(),
       test: async (configs, purpose) => {
         const rounds = passRounds(this.plan.confirm, purpose as Purpose);
         const cells = await this.runner.runAll(configs, phaseOf[purpose], rounds);

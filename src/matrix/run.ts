@@ -191,7 +191,7 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
   // 2. Maximal configurations; redone while launches teach which levels never come up.
   const maximal: number[][] = [];
   for (let attempt = 0; attempt < 3; attempt++) {
-    const fresh = maximalConfigurations(search.constraints(), plan.baseline, plan.choices).filter(
+    const fresh = maximalConfigurations(search.constraints(), plan.baseline, plan.heldAtReference).filter(
       (c) => !maximal.some((m) => configKey(m) === configKey(c)),
     );
     if (fresh.length === 0) break;

@@ -23,7 +23,7 @@ interface DryRun {
 }
 
 function compute(plan: MatrixPlan): DryRun {
-  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.choices);
+  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.heldAtReference);
   // as if every most-enabled launch passed: the covering round then tests what they do not
   const passed: CellResult[] = maximal.map((config, i) => ({
     id: `m${i + 1}`,

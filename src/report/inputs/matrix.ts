@@ -42,7 +42,7 @@ export const attributionSchema = z.object({
   notInvolved: z.array(z.object({ factor: z.string(), corruptWith: z.array(z.string()) })),
   explained: z.record(z.string(), z.number()),
   unexamined: z.array(z.string()),
-  launchFailures: z.array(z.object({ levels, cells: z.array(z.string()) })),
+  launchFailures: z.array(z.object({ levels, alternatives: z.array(levels).optional(), cells: z.array(z.string()) })),
   learnedConstraints: z.array(z.object({ levels, cells: z.array(z.string()) })).optional(),
   maskers: z.object({ declared: z.array(z.record(z.string(), z.array(z.string()))), learned: z.array(levels) }).optional(),
   launches: z.object({
