@@ -13,10 +13,10 @@
  * instead of the best one.
  *
  * The budget is *work* — tuple counters read — so it is deterministic and about proportional to
- * time on any space; a repair that takes four times as many steps as the last success (and at
- * least GIVE_UP_STEPS) ends the pass early, since the next smaller size is rarely that close.
- * A time cap, when given, may stop it earlier (the array then depends on the machine; the matrix
- * journals the array it ran, so a resumed run does not).
+ * time on any space (each step is also charged STEP_WORK for what it does besides). A repair that
+ * takes four times the work of the last success, and at least GIVE_UP_WORK_PER_TUPLE per tuple of
+ * the space, ends the pass early: the next smaller size is rarely that close, and small spaces
+ * would otherwise spend the whole budget below their optimum.
  */
 import type { Rng } from '../core/rng.js';
 import type { ConstraintSet } from './constraints.js';
@@ -27,8 +27,6 @@ export interface ShrinkBudget {
   work: number;
   /** Local-search steps at most (tests pin this). */
   steps?: number;
-  /** Wall-clock cap in milliseconds (checked every few steps). */
-  timeMs?: number;
 }
 
 export interface ShrinkResult {
@@ -36,14 +34,20 @@ export interface ShrinkResult {
   steps: number;
   work: number;
   ms: number;
-  /** budget: work or steps ran out; gave-up: the repair stalled; time: the cap; done: nothing left to delete. */
-  stoppedBy: 'budget' | 'gave-up' | 'time' | 'done';
+  /** budget: work or steps ran out; gave-up: the repair stalled; done: nothing left to delete. */
+  stoppedBy: 'budget' | 'gave-up' | 'done';
 }
 
 /** Work of about one second on one quiet core for 20 binary factors at t = 4. */
 export const DEFAULT_SHRINK_WORK = 80_000_000;
-/** A repair is abandoned after this much work at least (see the header). */
-const GIVE_UP_WORK = 30_000_000;
+/**
+ * A repair is abandoned after this much work per tuple of the space at least (see the header)...
+ * 3000 let 2^20 at t = 3 reach 20 rows (1000 stopped at 21); small spaces stay under 0.2 s.
+ */
+const GIVE_UP_WORK_PER_TUPLE = 3000;
+const GIVE_UP_WORK_MIN = 2_000_000;
+/** Work charged per step besides the counters it reads (picking the tuple, scanning rows): about a microsecond. */
+const STEP_WORK = 64;
 /** ... and after this many times the work of the last successful repair. */
 const GIVE_UP_FACTOR = 4;
 /**
@@ -246,9 +250,13 @@ export function shrinkRows(
   let work = 0;
   let stoppedBy: ShrinkResult['stoppedBy'] = 'budget';
   let lastRepairWork = 0;
-  const outOfTime = (): boolean =>
-    budget.timeMs !== undefined && (step & 63) === 0 && performance.now() - began > budget.timeMs;
-  outer: while (rows.length > 0) {
+  const giveUpWork = Math.max(GIVE_UP_WORK_MIN, GIVE_UP_WORK_PER_TUPLE * index.total);
+  // When every tuple is wanted, no array is smaller than the product of the t largest level counts
+  // (each tuple of those columns needs a row of its own, seeds included).
+  const everyTuple = required.every((x) => x === 1);
+  const floor = everyTuple ? Math.max(0, [...index.sizes].sort((a, b) => b - a).slice(0, t).reduce((n, x) => n * x, 1) - seeds.length) : 0;
+  if (rows.length <= floor) stoppedBy = 'done';
+  outer: while (rows.length > floor) {
     // Delete the row that the others nearly cover already.
     let victim = 0;
     let fewest = Infinity;
@@ -263,12 +271,8 @@ export function shrinkRows(
     const repairFrom = work;
     while (uncovered.size > 0) {
       if (step >= maxSteps || work >= budget.work) break outer;
-      if (work - repairFrom > Math.max(GIVE_UP_WORK, GIVE_UP_FACTOR * lastRepairWork)) {
+      if (work - repairFrom > Math.max(giveUpWork, GIVE_UP_FACTOR * lastRepairWork)) {
         stoppedBy = 'gave-up';
-        break outer;
-      }
-      if (outOfTime()) {
-        stoppedBy = 'time';
         break outer;
       }
       step++;
@@ -284,7 +288,7 @@ export function shrinkRows(
       // The rows that need the fewest changed cells to hold the tuple.
       let nearest = t + 1;
       close.length = 0;
-      work += rows.length * t;
+      work += STEP_WORK + rows.length * t;
       for (let r = 0; r < rows.length; r++) {
         let d = 0;
         const row = rows[r];
@@ -331,7 +335,7 @@ export function shrinkRows(
     }
     best = rows.map((r) => Array.from(r));
     lastRepairWork = work - repairFrom;
-    if (rows.length === 0) {
+    if (rows.length <= floor) {
       stoppedBy = 'done';
       break;
     }

@@ -38,8 +38,6 @@ export interface CoveringOptions {
   shrinkSteps?: number;
   /** Work budget of the shrinking pass (tuple counters read; default DEFAULT_SHRINK_WORK, about a second). */
   shrinkWork?: number;
-  /** Wall-clock cap on the shrinking pass in milliseconds (the array then depends on the machine). */
-  shrinkTimeMs?: number;
 }
 
 export interface CoveringArray {
@@ -74,7 +72,6 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
   const { rows, ...shrink } = shrinkRows(index, required, constraints, seeds, built, rng, {
     work: options.shrinkWork ?? DEFAULT_SHRINK_WORK,
     ...(options.shrinkSteps !== undefined ? { steps: options.shrinkSteps } : {}),
-    ...(options.shrinkTimeMs !== undefined ? { timeMs: options.shrinkTimeMs } : {}),
   });
 
   const check = checkCoverage(space, constraints, strength, [...seeds, ...rows], { needed: options.needed });
