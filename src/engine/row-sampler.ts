@@ -4,7 +4,8 @@
  * decision from the request's own seeded generator). `min_tokens`: until that many tokens exist the
  * stop tokens (EOS unless ignore_eos, and stop_token_ids) are masked out, as vLLM's min-tokens logits
  * processor does. Log-probabilities reported to clients are taken from the raw logits (vLLM's default
- * `raw_logprobs`), never from the masked or tempered ones.
+ * `raw_logprobs`), never from the masked or tempered ones. Sampling penalties (sampling-penalties.ts),
+ * when given, transform each row before it is masked, tempered and chosen from.
  */
 import type { Rng } from '../core/rng.js';
 import type { RowSampler } from './spec/verify.js';
@@ -16,6 +17,8 @@ export interface RowSamplerOptions {
   minTokens: number;
   /** Ids masked while fewer than minTokens tokens exist. */
   stopIds: readonly number[];
+  /** The row with the request's penalties applied, for the token at output position `outIndex`. */
+  penalize?: (logits: Float32Array, outIndex: number) => Float32Array;
 }
 
 /** Kept token ids (most likely first) and their probabilities after temperature, top-k and top-p. */
@@ -48,7 +51,8 @@ function draw(ids: number[], probs: number[], u: number): number {
 }
 
 export function createRowSampler(o: RowSamplerOptions): RowSampler {
-  const masked = (logits: Float32Array, outIndex: number): Float32Array => {
+  const masked = (raw: Float32Array, outIndex: number): Float32Array => {
+    const logits = o.penalize ? o.penalize(raw, outIndex) : raw;
     if (outIndex >= o.minTokens || o.stopIds.length === 0) return logits;
     const copy = Float32Array.from(logits);
     for (const id of o.stopIds) if (id >= 0 && id < copy.length) copy[id] = -Infinity;

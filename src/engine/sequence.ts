@@ -7,11 +7,14 @@
  */
 import { createRng } from '../core/rng.js';
 import type { Model } from './model.js';
+import { processedRow, type LogprobsMode } from './processed-logprobs.js';
 import { createRowSampler } from './row-sampler.js';
+import { NO_PENALTIES, PenaltyHistory, isNeutral, type PenaltyParams } from './sampling-penalties.js';
 import { logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
 import type { SpecConfig } from './spec/config.js';
 import { proposeMtp, type MtpHead } from './spec/mtp.js';
 import { proposeNgram } from './spec/ngram.js';
+import { penaltiesDroppedIn } from './spec/penalties-dropped.js';
 import { SuffixTrie } from './spec/suffix.js';
 import { keptLength, verifyDrafts, type RowSampler } from './spec/verify.js';
 
@@ -28,6 +31,10 @@ export interface SequenceRequest {
   logprobs?: number;
   /** Prompt log-probabilities with this many alternatives (−1: the whole vocabulary); null: none. */
   promptLogprobs?: number | null;
+  /** Repetition, frequency and presence penalties (default: none). */
+  penalties?: PenaltyParams;
+  /** Where reported log-probabilities come from (vLLM's --logprobs-mode; default raw_logprobs). */
+  logprobsMode?: LogprobsMode;
 }
 
 export interface EmittedToken {
@@ -90,6 +97,10 @@ export class Sequence {
   private hidden: Float32Array | null = null;
   private readonly trie: SuffixTrie | null;
   private readonly sampler: RowSampler;
+  /** The same without penalties: what a verify step uses under the specdec-penalties-dropped fault model. */
+  private readonly unpenalized: RowSampler;
+  private readonly history: PenaltyHistory;
+  private readonly stopIds: readonly number[];
   readonly spec: SpecStats = { drafts: 0, draftTokens: 0, acceptedTokens: 0 };
 
   constructor(
@@ -103,7 +114,15 @@ export class Sequence {
     this.tokens = [...request.promptIds];
     const c = model.config;
     const stopIds = [...(request.ignoreEos ? [] : [c.eosTokenId]), ...(request.stopTokenIds ?? [])];
-    this.sampler = createRowSampler({ sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds });
+    this.stopIds = stopIds;
+    const base = { sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds };
+    this.history = new PenaltyHistory(request.promptIds);
+    const penalties = request.penalties ?? NO_PENALTIES;
+    // position outIndex of a verify step comes after the drafts accepted before it: they count as output
+    const penalize = (logits: Float32Array, outIndex: number) =>
+      this.history.penalize(logits, penalties, this.drafts.slice(0, outIndex - this.output.length));
+    this.unpenalized = createRowSampler(base);
+    this.sampler = isNeutral(penalties) ? this.unpenalized : createRowSampler({ ...base, penalize });
     this.trie = specConfig?.method === 'suffix' ? new SuffixTrie(specConfig.suffix.maxTreeDepth) : null;
     this.trie?.extend(this.tokens);
   }
@@ -163,7 +182,8 @@ export class Sequence {
       this.emit([id], (t) => row(rows - 1 + t));
       return this.cacheBefore + rows;
     }
-    const verdict = verifyDrafts(row, this.drafts, this.sampler, this.output.length);
+    const sampler = penaltiesDroppedIn(this.specConfig?.faultModel, this.drafts.length) ? this.unpenalized : this.sampler;
+    const verdict = verifyDrafts(row, this.drafts, sampler, this.output.length);
     if (this.drafts.length > 0) {
       this.spec.drafts++;
       this.spec.draftTokens += this.drafts.length;
@@ -179,11 +199,23 @@ export class Sequence {
     const c = this.model.config;
     const k = this.request.logprobs ?? 0;
     const out: EmittedToken[] = [];
+    const r = this.request;
     for (let t = 0; t < ids.length && !this.finished; t++) {
       const id = ids[t];
-      const raw = rowOf(t);
+      const raw =
+        r.logprobsMode === 'processed_logprobs'
+          ? processedRow(rowOf(t), {
+              history: this.history,
+              penalties: r.penalties ?? NO_PENALTIES,
+              outIndex: this.output.length,
+              minTokens: r.minTokens ?? 0,
+              stopIds: this.stopIds,
+              temperature: r.sampling.temperature,
+            })
+          : rowOf(t);
       out.push({ id, logprob: logSoftmax(raw)[id], top: k > 0 ? topLogprobs(raw, k) : [] });
       this.tokens.push(id);
+      this.history.append(id);
       this.trie?.append(id);
       this.output.push(out[out.length - 1]);
       const n = this.output.length;

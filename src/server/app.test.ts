@@ -208,7 +208,8 @@ describe('errors: OpenAI-style JSON with the right status', () => {
   });
   test('unsupported values are refused, not ignored', async () => {
     await expectError(400, '/v1/completions', { prompt: 'x', n: 2 }, /n: only 1/);
-    await expectError(400, '/v1/completions', { prompt: 'x', presence_penalty: 0.5 }, /penalties/);
+    await expectError(400, '/v1/completions', { prompt: 'x', presence_penalty: 2.5 }, /presence_penalty must be in \[-2, 2\]/);
+    await expectError(400, '/v1/completions', { prompt: 'x', repetition_penalty: 0 }, /repetition_penalty must be greater than zero/);
     await expectError(400, '/v1/completions', { prompt: 'x', logprobs: 21 }, /max_logprobs \(20\)/);
     await expectError(400, '/v1/completions', { prompt: 'x', prompt_logprobs: 1, stream: true }, /stream/);
     await expectError(400, '/v1/completions', { prompt: [256, 300] }, /out of vocabulary/);

@@ -8,6 +8,7 @@ import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
 import type { EngineSettings } from '../engine/flags.js';
 import type { Model } from '../engine/model.js';
+import type { LogprobsMode } from '../engine/processed-logprobs.js';
 import { Scheduler } from '../engine/scheduler.js';
 import type { SpecConfig } from '../engine/spec/config.js';
 import { createByteTokenizer } from '../engine/tokenizer.js';
@@ -36,6 +37,7 @@ export interface ServerConfig {
   limits?: Partial<ServerLimits>;
   defaults?: Partial<SamplingDefaults>;
   returnTokensAsTokenIds?: boolean;
+  logprobsMode?: LogprobsMode;
 }
 
 export interface BuiltServer {
@@ -78,6 +80,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     limits: { ...DEFAULT_LIMITS, ...cfg.limits },
     defaults: { temperature: 1, topP: 1, topK: 0, ...cfg.defaults },
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
+    logprobsMode: cfg.logprobsMode ?? 'raw_logprobs',
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

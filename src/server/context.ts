@@ -19,6 +19,8 @@ export interface SamplingDefaults {
   topK: number;
 }
 
+import type { LogprobsMode } from '../engine/processed-logprobs.js';
+
 export interface ServerContext {
   /** The served model name (--served-model-name, else the --model argument). */
   modelId: string;
@@ -31,6 +33,8 @@ export interface ServerContext {
   defaults: SamplingDefaults;
   /** --return-tokens-as-token-ids: token strings as "token_id:N" for every request. */
   returnTokensAsTokenIds: boolean;
+  /** --logprobs-mode: raw (default) or processed log-probabilities in responses. */
+  logprobsMode: LogprobsMode;
   /** Unix seconds, for /v1/models `created`. */
   startedAt: number;
   http: HttpCounters;

@@ -15,7 +15,9 @@ import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
+import { LOGPROBS_MODES, type LogprobsMode } from '../../engine/processed-logprobs.js';
 import { resolveSpecConfig } from '../../engine/spec/config.js';
+import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../../engine/spec/penalties-dropped.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
@@ -27,6 +29,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'batch_variant_numerics', kind: 'bool', help: 'reduction order depends on batch composition' },
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
+  { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/spec/penalties-dropped.ts)' },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
 const OWN = new Set([
@@ -42,6 +45,8 @@ const OWN = new Set([
   'return_tokens_as_token_ids',
   'generation_config',
   'enable_prefix_caching',
+  'spec_fault_model',
+  'logprobs_mode',
 ]);
 
 const HELP = `
@@ -58,10 +63,16 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --[no-]enable-chunked-prefill    chunks on (default, as in vLLM) or off: a prompt then waits until
                                    it fits a step whole (the budget must be ≥ --max-model-len)
   --max-model-len N --max-logprobs N (default 20) --return-tokens-as-token-ids
+  --logprobs-mode raw_logprobs|processed_logprobs
+                                   reported log-probabilities: the model's (default) or after
+                                   penalties and min_tokens (what the sampler chose from)
   --generation-config auto|vllm    auto (default): sampling defaults from the model's generation_config.json
   --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
   --max-request-body-bytes N       larger bodies get 413 (default ${DEFAULT_LIMITS.maxBodyBytes})
   --shutdown-timeout S             on SIGTERM, seconds in-flight requests may finish (default 10)
+  --spec-fault-model specdec-penalties-dropped
+                                   verify steps ignore sampling penalties, as vLLM V1 did before
+                                   PR #19482 (FL013); off by default, needs --speculative-config
   engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
   --kv-cache-dtype, --block-size, --dtype, --seed
   --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
@@ -120,6 +131,16 @@ function stepTokenBudget(args: Map<string, ArgValue>, maxModelLen: number): { ma
   return { maxNumBatchedTokens, chunkedPrefill };
 }
 
+/** --logprobs-mode: the two of vLLM's four modes the engine implements. */
+function logprobsModeOf(args: Map<string, ArgValue>): LogprobsMode {
+  const v = args.get('logprobs_mode');
+  if (!v) return 'raw_logprobs';
+  const mode = String(v.value);
+  if (!(LOGPROBS_MODES as readonly string[]).includes(mode))
+    throw new UserError(`--logprobs-mode ${mode} is not implemented by the faultline engine`, { code: 'E_ENGINE_FLAG', at: v.at, hint: `use ${LOGPROBS_MODES.join(' or ')}` });
+  return mode as LogprobsMode;
+}
+
 /** vLLM's --generation-config auto: temperature / top_p / top_k from the model's generation_config.json. */
 function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<SamplingDefaults>; note?: string } {
   const path = resolve(modelDir, 'generation_config.json');
@@ -143,7 +164,9 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
   const model = loadModel(modelDir);
   const settings = resolveEngineSettings(args, model.config, OWN);
-  const spec = resolveSpecConfig(args.get('speculative_config'), { numMtpLayers: model.config.numMtpLayers, hasMtpHead: model.weights.mtp !== null });
+  const resolvedSpec = resolveSpecConfig(args.get('speculative_config'), { numMtpLayers: model.config.numMtpLayers, hasMtpHead: model.weights.mtp !== null });
+  const specFault = args.get('spec_fault_model')?.value as SpecFaultModel | undefined;
+  const spec = resolvedSpec && specFault ? { ...resolvedSpec, faultModel: specFault } : resolvedSpec;
   const host = String(args.get('host')?.value ?? '127.0.0.1');
   const port = positiveInt(args, 'port', 8000, 0);
   if (port > 65535) throw new UserError('--port must be ≤ 65535', { code: 'E_USAGE', at: args.get('port')?.at });
@@ -175,6 +198,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     },
     defaults: gen.defaults,
     returnTokensAsTokenIds: args.get('return_tokens_as_token_ids')?.value === true,
+    logprobsMode: logprobsModeOf(args),
   });
 
   const a = settings.attention;
@@ -182,6 +206,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   io.err(`engine: ${modelDir} as "${modelId}" · emulate ${settings.emulation} · ${backend} · KV ${settings.kvDtype}, block ${settings.pageSize} · ${settings.precision} · max_model_len ${settings.maxModelLen}\n`);
   if (spec) io.err(`speculative decoding: ${spec.method}, num_speculative_tokens ${spec.numSpeculativeTokens}\n`);
   if (a.backend === 'FLASHINFER' && a.faultModel) io.err(`note: ${a.faultModel.summary}\n`);
+  if (specFault) io.err(`note: ${spec ? SPEC_FAULT_SUMMARY[specFault] : `--spec-fault-model ${specFault} has no effect without --speculative-config`}\n`);
   for (const n of notes) io.err(`note: ${n}\n`);
 
   const server = await listen(built.app, host, port);
