@@ -21,6 +21,8 @@ export interface CellResult {
   /** Set on a second launch of a configuration whose PASS had fewer probe rounds than a later use needed. */
   recheckOf?: string;
   slot: number;
+  /** Set when the cell ran on a server another cell launched (same launch arguments): that cell's id. */
+  reusedServer?: string;
   startedAt: string;
   durationMs: number;
 }

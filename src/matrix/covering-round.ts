@@ -4,11 +4,15 @@
  * launch, the interactions already found (a row holding one fails and hides everything else),
  * and the exact configurations that gave no verdict for a reason not learned yet. With maskers,
  * two arrays are built: one without any masker for the combinations that do not include one,
- * and one for the combinations that do (a PASS there tests only those).
+ * and one for the combinations that do (a PASS there tests only those). With request-scope
+ * factors the array covers the launch factors and each launch row runs every request-level
+ * combination (covering-round-requests.ts).
  */
 import type { CellResult } from './cell-result.js';
 import type { Constraint, ConstraintSet } from './constraints.js';
 import { buildCoveringArray } from './covering.js';
+import { requestScopedRows } from './covering-round-requests.js';
+import { hasRequestScope } from './request-variants.js';
 import { isConclusive } from './executor.js';
 import type { MatrixPlan } from './plan-compile.js';
 import { configKey, configLevels, UNSET, type Config } from './space.js';
@@ -65,18 +69,24 @@ export function coveringRound(plan: MatrixPlan, search: RunKnowledge, cells: rea
   parts.forEach((part, p) => {
     if (!part.constraints.canExtend(space.names.map(() => UNSET))) return;
     const needed = (partial: Config) => !tested(partial) && (!part.withMasker || maskers.some((m) => holdsMaskerPartly(partial, m)));
-    const ca = build(space, {
-      strength: plan.strength,
-      constraints: part.constraints,
-      needed,
-      neededKey: JSON.stringify([p, round, part.constraints.constraints.map((c) => c.label), counting]),
-      preferredLevels: plan.baseline,
-      seed: plan.seed + round,
-      shrinkWork: plan.coverage.shrinkWork,
-      ...(options.shrinkSteps !== undefined ? { shrinkSteps: options.shrinkSteps } : {}),
-    });
-    untested += ca.validTuples;
-    for (const row of ca.rows) {
+    const neededKey = JSON.stringify([p, round, part.constraints.constraints.map((c) => c.label), counting]);
+    const built = hasRequestScope(plan)
+      ? requestScopedRows(plan, { constraints: part.constraints, needed }, build, { seed: plan.seed + round, neededKey, shrinkSteps: options.shrinkSteps })
+      : (() => {
+          const ca = build(space, {
+            strength: plan.strength,
+            constraints: part.constraints,
+            needed,
+            neededKey,
+            preferredLevels: plan.baseline,
+            seed: plan.seed + round,
+            shrinkWork: plan.coverage.shrinkWork,
+            ...(options.shrinkSteps !== undefined ? { shrinkSteps: options.shrinkSteps } : {}),
+          });
+          return { rows: ca.rows, untested: ca.validTuples };
+        })();
+    untested += built.untested;
+    for (const row of built.rows) {
       const key = configKey(row);
       if (known.has(key)) continue; // already ran: launching it again would not test anything new
       known.add(key);

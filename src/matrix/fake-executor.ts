@@ -104,7 +104,9 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
     async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
       const server = servers.get(url);
       if (!server) return { outcome: 'probe-error', detail: `fake: no server at ${url}` };
-      const { levels, nth } = server;
+      // a shared server was launched for another cell: the cell's own levels (request-scope ones) decide
+      const levels = context.levels ?? server.levels;
+      const { nth } = server;
       let result: ProbeResult;
       if ((options.probeErrors ?? []).some((p) => contains(levels, p))) result = { outcome: 'probe-error', detail: 'fake: HTTP 500' };
       else if (!options.faults.some((f) => contains(levels, f)) || (options.maskers ?? []).some((m) => contains(levels, m)))

@@ -30,10 +30,18 @@ export interface LearnedLaunchConstraint {
 const cameUp = (c: CellResult): boolean => isConclusive(c.outcome) || c.outcome === 'probe-error';
 const noLaunch = (c: CellResult): boolean => c.outcome === 'launch-failed' || c.outcome === 'timeout';
 
-export function learnLaunchConstraints(space: FactorSpace, reference: Config, cells: readonly CellResult[]): LearnedLaunchConstraint[] {
+/** `requestScope[f]`: a request-scope factor, which never blames a launch (its levels are not in it). */
+export function learnLaunchConstraints(
+  space: FactorSpace,
+  reference: Config,
+  cells: readonly CellResult[],
+  requestScope: readonly boolean[] = [],
+): LearnedLaunchConstraint[] {
   const up: Config[] = [...cells.filter(cameUp).map((c) => c.config), reference]; // the reference launched, or nothing would have run
   const key = (a: Assignment[]) => a.map((x) => `${x.factor}=${x.level}`).join(',');
   const cleared = new Set<string>();
+  for (let f = 0; f < space.names.length; f++)
+    if (requestScope[f]) for (let v = 0; v < space.levels[f].length; v++) cleared.add(`${f}=${v}`);
   for (const config of up)
     config.forEach((v, f) => {
       cleared.add(`${f}=${v}`);
@@ -50,6 +58,7 @@ export function learnLaunchConstraints(space: FactorSpace, reference: Config, ce
       const pairs: Assignment[][] = [];
       config.forEach((v, f) => {
         for (let g = f + 1; g < config.length; g++) {
+          if (requestScope[f] || requestScope[g]) continue;
           const pair = [{ factor: f, level: v }, { factor: g, level: config[g] }];
           if (!cleared.has(key(pair))) pairs.push(pair);
         }

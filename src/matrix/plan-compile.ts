@@ -9,6 +9,7 @@ import { UserError, type SourceLocation } from '../core/errors.js';
 import type { ConfirmPolicy } from './confirmation.js';
 import { ConstraintSet, findConstraintProblems, type Condition, type Constraint } from './constraints.js';
 import { DEFAULT_SHRINK_WORK } from './covering-shrink.js';
+import { MAX_REQUEST_VARIANTS, requestVariants } from './request-variants.js';
 import type { Masker } from './tested-tuples.js';
 import { PLACEHOLDERS, type PlanData } from './plan.js';
 import type { FactorSpace } from './space.js';
@@ -20,6 +21,8 @@ export interface LevelFragment {
   argv: string[];
   env: Record<string, string>;
   jsonArgs: JsonArgs;
+  /** Request-scope factors: fields of every probe request. */
+  request: Record<string, unknown>;
 }
 
 export interface MatrixPlan {
@@ -28,6 +31,8 @@ export interface MatrixPlan {
   descriptions: (string | undefined)[];
   /** choices[factor]: the factor's levels are alternatives (role: choice), not a suspect switched on. */
   choices: boolean[];
+  /** scopes[factor]: launch (a server flag) or request (a field of the probe's requests). */
+  scopes: ('launch' | 'request')[];
   /**
    * Factors the most-enabled launches and the context check keep at their reference level: the
    * choices, and the factors of declared maskers (a launch passing because a masker hid the fault
@@ -93,10 +98,12 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
   const fragments = names.map((name, f) =>
     levels[f].map((level) => {
       const raw = data.factors[name].levels[level] ?? {};
-      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs };
+      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, request: raw.request ?? {} };
     }),
   );
   const levelLocations = names.map((name, f) => levels[f].map((level) => yaml.keyAt(['factors', name, 'levels', level])));
+  const scopes = names.map((name) => data.factors[name].scope);
+  checkScopes(names, levels, scopes, fragments, err);
 
   const factorIndex = (path: DataPath, name: string): number => {
     const f = names.indexOf(name);
@@ -133,6 +140,15 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
       ? { kind: 'forbid', when: conditions('forbid'), then: [], label: `forbid ${show('forbid')}`, at }
       : { kind: 'implies', when: conditions('if'), then: conditions('then'), label: `if ${show('if')} then ${show('then')}`, at };
   });
+  compiled.forEach((c, i) => {
+    const mentioned = new Set([...c.when, ...c.then].map((x) => scopes[x.factor]));
+    if (mentioned.size > 1)
+      throw err(
+        ['constraints', i],
+        `the constraint "${c.label}" ties a launch-scope factor to a request-scope one`,
+        'constraints stay within one scope: every request-level combination is probed on each launch, whatever its flags',
+      );
+  });
   for (const problem of findConstraintProblems(space, compiled)) {
     const i = compiled.indexOf(problem.culprit);
     if (problem.kind === 'unsatisfiable')
@@ -148,6 +164,14 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     );
   }
   const constraints = new ConstraintSet(space, compiled);
+  const variants = requestVariants({ scopes, space, constraints }).length;
+  if (variants > MAX_REQUEST_VARIANTS)
+    throw err(
+      ['factors'],
+      `the request-scope factors have ${variants} level combinations; each is probed on every launch that needs it and recorded from the reference`,
+      `keep them at ${MAX_REQUEST_VARIANTS} or fewer (fewer levels, or fewer request-scope factors)`,
+      true,
+    );
   const maskers = data.coverage.maskers.map((m, i) => conditionsAt(['coverage', 'maskers', i], m));
 
   // Reference: its levels are the baseline (safe values).
@@ -209,6 +233,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     space,
     descriptions: names.map((n) => data.factors[n].description),
     choices: names.map((n) => data.factors[n].role === 'choice'),
+    scopes,
     heldAtReference: names.map((n, f) => data.factors[n].role === 'choice' || maskers.some((m) => m.some((c) => c.factor === f))),
     fragments,
     levelLocations,
@@ -244,6 +269,28 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     maxFaults: data.localize.max_faults,
     hash: createHash('sha256').update(text).digest('hex'),
   };
+}
+
+/** A request-scope level changes only requests, a launch-scope level only the launch. */
+function checkScopes(
+  names: readonly string[],
+  levels: readonly (readonly string[])[],
+  scopes: readonly ('launch' | 'request')[],
+  fragments: LevelFragment[][],
+  err: (path: DataPath, message: string, hint: string, key?: boolean) => UserError,
+): void {
+  names.forEach((name, f) =>
+    levels[f].forEach((level, v) => {
+      const fr = fragments[f][v];
+      const at = ['factors', name, 'levels', level];
+      if (scopes[f] === 'request') {
+        const launchKey = fr.argv.length ? 'argv' : Object.keys(fr.env).length ? 'env' : Object.keys(fr.jsonArgs).length ? 'json_args' : undefined;
+        if (launchKey)
+          throw err([...at, launchKey], `factor "${name}" has scope: request, but its level "${level}" changes the launch (${launchKey})`, 'a request-scope level sets only `request:` fields; make the factor scope: launch to vary a flag', true);
+      } else if (Object.keys(fr.request).length)
+        throw err([...at, 'request'], `level "${level}" of factor "${name}" sets request fields, but the factor has scope: launch`, 'add `scope: request` to the factor (its levels then change requests, not launches)', true);
+    }),
+  );
 }
 
 function yamlValue(yaml: LocatedYaml, path: DataPath): unknown {

@@ -21,8 +21,11 @@ export const levelFragmentSchema = z
       .record(z.string().regex(/^--/, 'a JSON-valued flag, e.g. --attention-config'), jsonObject)
       .optional()
       .describe('JSON-valued flags: objects from all chosen levels (and launch.json_args) are deep-merged into one argument.'),
+    request: jsonObject
+      .optional()
+      .describe('scope: request only — fields every probe request carries at this level, e.g. { repetition_penalty: 1.3 }.'),
   })
-  .describe('Launch fragment of one level; an empty mapping (or nothing) adds nothing.');
+  .describe('What one level adds: to the launch (argv, env, json_args) or, for a request-scope factor, to each probe request (request); an empty mapping (or nothing) adds nothing.');
 
 export const factorSchema = z
   .strictObject({
@@ -30,6 +33,12 @@ export const factorSchema = z
     levels: z
       .record(z.string(), levelFragmentSchema.nullable())
       .describe('Level name → fragment, in order. The first level is the safe value unless reference.levels says otherwise.'),
+    scope: z
+      .enum(['launch', 'request'])
+      .default('launch')
+      .describe(
+        'launch: a server flag (each level combination is a launch); request: a request parameter (sampling penalties, logprobs, …) varied over the probe requests of one launch — it costs requests, never a launch.',
+      ),
     role: z
       .enum(['suspect', 'choice'])
       .default('suspect')

@@ -165,12 +165,12 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     return corpus;
   };
   return {
-    async captureReference(url, raw, signal): Promise<ReferenceGoldens> {
+    async captureReference(url, raw, signal, request): Promise<ReferenceGoldens> {
       const o = withDefaults(raw);
       const rounds: Recording[] = [];
       for (let round = 0; round < options.rounds; round++) {
         if (signal.aborted) throw new Error('interrupted');
-        const rec = await recordGolden(probeConfig(url, o, corpusFor(o), o.seed + round));
+        const rec = await recordGolden({ ...probeConfig(url, o, corpusFor(o), o.seed + round), ...(request ? { requestFields: request } : {}) });
         if (rec.failed > 0)
           throw new Error(`${rec.failed} of the reference's requests failed (round ${round}): ${rec.errors.slice(0, 3).join('; ')}`);
         rounds.push(rec.recording);
@@ -185,6 +185,7 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
       if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
       const probing = runProbe({
         ...probeConfig(url, o, '', recording.seed),
+        ...(context.request ? { requestFields: context.request } : {}),
         golden: { path: '(matrix reference)', recording },
         ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
       });

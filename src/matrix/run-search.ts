@@ -7,12 +7,13 @@
  */
 import type { CellResult } from './cell-result.js';
 import type { CellRunner } from './cells.js';
-import { passRounds, type Purpose } from './confirmation.js';
+import { maxPassRounds, passRounds, type Purpose } from './confirmation.js';
 import { ConstraintSet, type Constraint } from './constraints.js';
 import { generalizeLevels, type LevelSet } from './generalize.js';
 import { learnLaunchConstraints, type LearnedLaunchConstraint } from './launch-learning.js';
 import { localizeFailure, type LocalizeEnv, type Localization, type Verdict } from './localize.js';
 import type { MatrixPlan } from './plan-compile.js';
+import { hasRequestScope } from './request-variants.js';
 import { configKey, type Config } from './space.js';
 import { holdsInteraction, learnMaskers, maskerOf, type FoundInteraction, type Masker } from './tested-tuples.js';
 
@@ -58,6 +59,15 @@ export class FailureSearch {
     return [...this.plan.maskers, ...this.learnedMaskers.map((a) => maskerOf(this.plan.space, a))];
   }
 
+  /**
+   * PASS rounds for a purpose. With request-scope factors every cell gets the most any purpose
+   * needs: its request-level siblings ride on its launch, and topping one up later would cost a
+   * launch of its own.
+   */
+  rounds(purpose: Purpose): number {
+    return hasRequestScope(this.plan) ? maxPassRounds(this.plan.confirm) : passRounds(this.plan.confirm, purpose);
+  }
+
   /** Factors kept at their reference level by the context check: choices and every masker's factors. */
   heldAtReference(): boolean[] {
     const held = [...this.plan.heldAtReference];
@@ -68,7 +78,7 @@ export class FailureSearch {
   /** Re-derives what the cells so far teach: launch constraints and maskers. */
   async learn(): Promise<void> {
     const cells = await this.runner.results();
-    this.learned = learnLaunchConstraints(this.plan.space, this.plan.baseline, cells);
+    this.learned = learnLaunchConstraints(this.plan.space, this.plan.baseline, cells, this.plan.scopes.map((s) => s === 'request'));
     this.learnedMaskers = learnMaskers(cells, this.found(), this.plan.baseline);
   }
 
@@ -121,7 +131,7 @@ export class FailureSearch {
       parallel: this.slots,
       choices: this.heldAtReference(),
       test: async (configs, purpose) => {
-        const rounds = passRounds(this.plan.confirm, purpose as Purpose);
+        const rounds = this.rounds(purpose);
         const cells = await this.runner.runAll(configs, phaseOf[purpose], rounds);
         for (const c of cells) if (c.outcome === 'corrupt') failed.add(configKey(c.config));
         return cells.map(verdictOf);

@@ -20,18 +20,18 @@ import { UserError } from '../core/errors.js';
 import type { MatrixProbe } from './cell-probe.js';
 import type { CellResult } from './cell-result.js';
 import { CellRunner, RunInterrupted } from './cells.js';
-import { passRounds } from './confirmation.js';
 import { buildCoveringArray } from './covering.js';
 import { coveringRound, withReference, type CoveringRound } from './covering-round.js';
 import type { Executor, ServerHandle } from './executor.js';
 import type { Journal, JournalRecord } from './journal.js';
-import { buildLaunch } from './launch-spec.js';
+import { buildLaunch, launchKeyOf, requestFieldsFor } from './launch-spec.js';
 import { maximalConfigurations } from './maximal.js';
 import type { MatrixPlan } from './plan-compile.js';
 import { FailureSearch, type LocalizedFault } from './run-search.js';
-import { configKey, configLevels } from './space.js';
+import { configKey, configLevels, type Config } from './space.js';
 import { countingRows, summarizeCoverage, testedPredicate, type CoverageSummary } from './tested-tuples.js';
 import type { LearnedLaunchConstraint } from './launch-learning.js';
+import { captureVariants, hasRequestScope, referenceFor, siblingsOf } from './request-variants.js';
 
 export type { LocalizedFault } from './run-search.js';
 
@@ -112,6 +112,8 @@ interface ReferenceState {
   scorerUrl?: string;
   /** The launched reference, when it stays up for the run. */
   kept?: ServerHandle;
+  /** The launched reference when it does not stay up as a scorer: cells at its launch arguments may run on it. */
+  handoff?: ServerHandle;
 }
 
 /**
@@ -123,7 +125,7 @@ async function startReference(options: MatrixRunOptions, stored: unknown, finish
   if (plan.reference.kind === 'url') {
     const url = plan.reference.url;
     if (stored !== undefined) return { data: stored, launches: 0, scorerUrl: url };
-    const data = await capture(probe, url, plan, signal);
+    const data = await captureVariants(plan, (request) => capture(probe, url, plan, signal, request));
     journal?.append({ type: 'reference', url, data, at: new Date().toISOString() });
     return { data, launches: 0, scorerUrl: url };
   }
@@ -151,17 +153,14 @@ async function startReference(options: MatrixRunOptions, stored: unknown, finish
   let data = stored;
   try {
     if (data === undefined) {
-      data = await capture(probe, server.baseUrl, plan, signal);
+      data = await captureVariants(plan, (request) => capture(probe, server.baseUrl, plan, signal, request));
       journal?.append({ type: 'reference', data, at: new Date().toISOString() });
     }
   } catch (e) {
     await server.stop();
     throw e;
   }
-  if (!keepAlive) {
-    await server.stop();
-    return { data, launches: 1 };
-  }
+  if (!keepAlive) return { data, launches: 1, handoff: server };
   return { data, launches: 1, scorerUrl: server.baseUrl, kept: server };
 }
 
@@ -174,16 +173,30 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
   const runner = new CellRunner({
     space: plan.space,
     launchFor: (config) => buildLaunch(plan, config),
+    launchKey: (config) => launchKeyOf(plan, config),
+    requestFor: (config) => requestFieldsFor(plan, config),
+    ...(hasRequestScope(plan) ? { siblingsOf: (config: Config) => siblingsOf(plan, config) } : {}),
     executor,
     probe,
     probeOptions: plan.probe,
-    reference: ref.data,
+    referenceFor: (config) => referenceFor(plan, ref.data, config),
     ...(ref.scorerUrl ? { scorerUrl: ref.scorerUrl } : {}),
     journal,
     previous: resumed.flatMap((r) => (r.type === 'cell' ? [r.cell] : [])),
     signal,
     onCell: (cell, reused) => emit({ type: 'cell', cell, reused }),
   });
+  if (ref.handoff) runner.adopt(launchKeyOf(plan, plan.baseline), ref.handoff, 'reference');
+  try {
+    return await searchAndCover(options, ref, runner);
+  } finally {
+    await runner.close();
+  }
+}
+
+async function searchAndCover(options: MatrixRunOptions, ref: ReferenceState, runner: CellRunner): Promise<MatrixRun> {
+  const { plan, executor, journal } = options;
+  const emit = options.onEvent ?? (() => {});
   const search = new FailureSearch(plan, runner, executor.slots, (cell) =>
     emit({ type: 'phase', phase: 'localize', detail: `localizing the failure of ${cell.id}` }),
   );
@@ -197,7 +210,7 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
     if (fresh.length === 0) break;
     emit({ type: 'phase', phase: 'maximal', detail: `${fresh.length} most-enabled configuration(s)` });
     maximal.push(...fresh);
-    const cells = await runner.runAll(fresh, 'maximal', passRounds(plan.confirm, 'maximal'));
+    const cells = await runner.runAll(fresh, 'maximal', search.rounds('maximal'));
     const learnedBefore = search.learned.length;
     await search.learn();
     await search.localizeFailures(cells);
@@ -230,7 +243,7 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
     const stopEarly = plan.coverage.afterFound === 'stop';
     const wave = stopEarly ? Math.max(1, executor.slots) : built.rows.length;
     for (let at = 0; at < built.rows.length; at += wave) {
-      const ran = await runner.runAll(built.rows.slice(at, at + wave), 'covering', passRounds(plan.confirm, 'covering'));
+      const ran = await runner.runAll(built.rows.slice(at, at + wave), 'covering', search.rounds('covering'));
       await search.learn();
       await search.localizeFailures(ran);
       await search.learn(); // maskers follow from the interactions just found
@@ -263,7 +276,8 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
     learned: search.learned,
     learnedMaskers: search.learnedMaskers,
     launches: {
-      total: cells.length + (plan.reference.kind === 'launch' ? 1 : 0),
+      // cells that ran on a server another cell launched cost no launch
+      total: cells.filter((c) => !c.reusedServer).length + (plan.reference.kind === 'launch' ? 1 : 0),
       thisRun: runner.launched + ref.launches,
       reused: runner.reusedCount,
     },
@@ -272,9 +286,9 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
   };
 }
 
-async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal: AbortSignal): Promise<unknown> {
+async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal: AbortSignal, request?: Record<string, unknown>): Promise<unknown> {
   try {
-    return await probe.captureReference(url, plan.probe, signal);
+    return await probe.captureReference(url, plan.probe, signal, request);
   } catch (e) {
     if (signal.aborted) throw new RunInterrupted();
     throw new UserError(`could not record the reference outputs from ${url}: ${(e as Error)?.message ?? String(e)}`, {

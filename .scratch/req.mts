@@ -1,0 +1,14 @@
+import { buildAttribution } from '../src/matrix/attribution.js';
+import { createFakeWorld } from '../src/matrix/fake-executor.js';
+import { formatAttributionText } from '../src/matrix/format-text.js';
+import { parsePlan } from '../src/matrix/plan-load.js';
+import { runMatrix } from '../src/matrix/run.js';
+import { readFileSync } from 'node:fs';
+const src = readFileSync('src/matrix/run-requests.test.ts', 'utf8');
+const text = src.slice(src.indexOf('`launch:') + 1, src.indexOf('${extra}`')).replace(/\$\{penaltyScope\}/g, 'request').replace(/\$\{penaltyScope === 'request' \? '([^']*)' : '[^']*'\}/, '$1');
+const plan = parsePlan('r.yaml', text);
+const world = createFakeWorld({ faults: [{ speculative: 'mtp', penalty: 'repetition' }] });
+const run = await runMatrix({ plan, executor: world.executor, probe: world.probe, shrinkSteps: 2000 });
+console.log(formatAttributionText(buildAttribution(run)));
+console.log(world.launchLog.map(l => JSON.stringify(l)).join('\n'));
+console.log(run.cells.map(c => `${c.id} ${c.reusedServer ?? ''} slot${c.slot}`).join('\n'));
