@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'models/**', 'training/**', 'tools/**/*.py', '.tmp/**', '.tmp-*'] },
+  { ignores: ['dist/**', 'build/**', 'node_modules/**', 'models/**', 'training/**', 'tools/**/*.py', '.tmp/**', '.tmp-*'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -56,7 +56,7 @@ async function measure(budget: number | undefined) {
     maxNumSeqs: SHORT + LONG,
     maxNumBatchedTokens: budget,
   });
-  await built.engine.startThreads();
+  await built.sharded?.start();
   const server = await listen(built.app, '127.0.0.1', 0);
   try {
     await stream(server.url, 'warm up', 4);

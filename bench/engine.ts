@@ -1,224 +1,105 @@
 /**
- * Engine throughput, single stream, on this machine: prefill and decode tokens/s and GFLOP/s for a
- * ~3M-parameter config, next to an anchor measured in the same run — a plain JS float32 dot-product
- * loop (the best a matvec can do here without SIMD) — so the numbers read as ratios.
+ * The engine's decode step against onnxruntime-node, on models/tiny-swa, on this machine.
  *
- * Then attention kernels, JS loops vs WebAssembly SIMD (bit-identical; the JS kernel is the anchor):
- * ms per forward step on models/tiny-swa (FP8 KV, BF16 math, SIMD matmuls, one thread), 1 and 16
- * sequences of 12-token prompts and 64 generated tokens, with the reference backend (k = 0) and with
- * sm100-affected + disable_flashinfer_q_quantization + MTP k = 7 (the canonical case).
+ * The anchor is the same model exported to ONNX by our own script (bench/onnx/decode-graph.ts: one
+ * decode step, float32 weights, the same operations; bench/onnx/decode-graph.test.ts checks it gives
+ * the engine's logits), run by onnxruntime-node's CPU provider on one intra-op thread, fed the keys
+ * and values the engine holds in its cache. Both compute the same step: B sequences at the same
+ * context length (prompt --context, default 200: the sliding layers attend their 128-key window, the
+ * full layer every key), one new token each. The engine runs as `engine serve` builds it (bf16 math,
+ * FP8 KV cache from the checkpoint, reference attention, paged cache) on ONE thread, with each kernel
+ * path this machine has; after every step it rolls its sequences back, so every step sees the same
+ * context.
  *
- *   npm run bench:engine            (or: node --import tsx bench/engine.ts [--decode 256] [--prompt 128] [--attention-only])
- * Each figure is the best of three runs (after a warm-up run): the machine may be shared.
+ * Rounds alternate engine and onnxruntime (and the kernel paths) so neighbours' load hits all alike;
+ * each figure is the median over --rounds rounds of --steps steps; the load average is printed beside
+ * it. The last line is the verdict:
+ *   engine vs onnxruntime-node: 1 stream R1×, 16 streams R16× (load L)
+ * R = onnxruntime's ms per step / the engine's (default kernel path): above 1 the engine is faster.
+ *
+ *   npm run bench:engine [-- --rounds 7 --steps 40 --context 200 --all-paths]
  */
-import { trtllmGenSwaSpecdec } from '../src/engine/attention/fault-models.js';
-import { createFlashinferBackend } from '../src/engine/attention/flashinfer.js';
-import { createReferenceBackend, type AttentionKernelChoice } from '../src/engine/attention/reference.js';
-import type { AttentionBackend } from '../src/engine/attention/backend.js';
-import type { ModelConfig } from '../src/engine/config.js';
-import { Engine } from '../src/engine/engine.js';
-import type { KvDtype } from '../src/engine/kv-cache/cache.js';
+import { loadavg } from 'node:os';
+import { createReferenceBackend } from '../src/engine/attention/reference-backend.js';
+import { Engine, type EngineOptions } from '../src/engine/engine.js';
 import { loadModel } from '../src/engine/load-model.js';
-import { randomModel, tinyConfig } from '../src/engine/random-init.js';
-import { argmax, GREEDY } from '../src/engine/sampling.js';
-import { Scheduler } from '../src/engine/scheduler.js';
-import { specConfig } from '../src/engine/spec/config.js';
+import { availableKernels, type KernelPath } from '../src/engine/kernels.js';
 import { numberArg } from './args.js';
+import { ortDecode } from './onnx/ort-decode.js';
 
-const argOf = numberArg;
-const PROMPT = argOf('prompt', 128);
-const DECODE = argOf('decode', 256);
+const ROUNDS = numberArg('rounds', 7);
+const STEPS = numberArg('steps', 40);
+const CONTEXT = numberArg('context', 200);
 
-// ~3.2M parameters: tiny-swa's widths with 4 layers (3 sliding, 1 full)
-const config: ModelConfig = tinyConfig({
-  hiddenSize: 256,
-  intermediateSize: 768,
-  numLayers: 4,
-  numHeads: 4,
-  numKvHeads: 2,
-  headDim: 64,
-  layerTypes: ['sliding', 'sliding', 'sliding', 'full'],
-  slidingWindow: 128,
-  queryPreAttnScalar: 64,
-  maxPositions: 2048,
-});
-const model = randomModel(config, { seed: 1 });
+const model = loadModel(new URL('../models/tiny-swa', import.meta.url).pathname);
+const { vocabSize: V } = model.config;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function paramCount(c: ModelConfig): { matmul: number; total: number } {
-  const { hiddenSize: d, intermediateSize: I, numHeads: hq, numKvHeads: hkv, headDim: hd, vocabSize: V } = c;
-  const perLayer = d * hq * hd * 2 + d * hkv * hd * 2 + 3 * d * I;
-  const matmul = c.numLayers * perLayer + V * d; // + tied output head
-  return { matmul, total: c.numLayers * (perLayer + 4 * d + 2 * hd) + V * d + d };
+/** B sequences prefilled to CONTEXT tokens (different prompts), on one engine. */
+function prefilled(B: number, kernels: KernelPath): Engine {
+  const options: EngineOptions = { precision: 'bf16', kvDtype: 'fp8_e4m3', pageSize: 16, cacheKind: 'paged', backend: createReferenceBackend(), kernels, numBlocks: B * Math.ceil((CONTEXT + 16) / 16) + 16 };
+  const engine = new Engine(model, options);
+  const text = Buffer.from('Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the watery part of the world.');
+  for (let b = 0; b < B; b++) engine.forward([{ seqId: b, tokens: [256, ...Array.from({ length: CONTEXT - 1 }, (_, i) => text[(i + 5 * b) % text.length])] }]);
+  return engine;
 }
 
-/** FLOPs of one token at context length ctx (matmuls + attention scores and P·V). */
-function flopsPerToken(c: ModelConfig, ctx: number): number {
-  let att = 0;
-  for (let l = 0; l < c.numLayers; l++) {
-    const keys = c.layerTypes[l] === 'sliding' ? Math.min(ctx, c.slidingWindow!) : ctx;
-    att += 4 * keys * c.numHeads * c.headDim;
+const nextTokens = (B: number) => Array.from({ length: B }, (_, b) => 97 + (b % 26));
+
+/** ms per engine step of B rows at the fixed context; also the greedy tokens of the step (for the kernel-path check). */
+function engineRound(engine: Engine, B: number): { ms: number; argmax: number[] } {
+  const batch = nextTokens(B).map((t, seqId) => ({ seqId, tokens: [t] }));
+  let picks: number[] = [];
+  const t0 = performance.now();
+  for (let s = 0; s < STEPS; s++) {
+    const out = engine.forward(batch);
+    if (s === 0) picks = out.map((r) => argmaxOf(r.logits));
+    for (let b = 0; b < B; b++) engine.rollback(b, CONTEXT);
   }
-  return 2 * paramCount(c).matmul + att;
+  return { ms: (performance.now() - t0) / STEPS, argmax: picks };
 }
 
-/** Anchor: GFLOP/s of a plain float32 matvec with four accumulators (the engine's inner loop), d×I weights. */
-function anchorGflops(): number {
-  const D = 256, O = 768;
-  const w = Float32Array.from({ length: D * O }, (_, i) => Math.sin(i));
-  const x = Float32Array.from({ length: D }, (_, i) => Math.cos(i));
-  const out = new Float32Array(O);
-  const run = () => {
-    for (let o = 0; o < O; o++) {
-      let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-      const wo = o * D;
-      for (let i = 0; i < D; i += 4) {
-        a0 += w[wo + i] * x[i];
-        a1 += w[wo + i + 1] * x[i + 1];
-        a2 += w[wo + i + 2] * x[i + 2];
-        a3 += w[wo + i + 3] * x[i + 3];
-      }
-      out[o] = a0 + a1 + (a2 + a3);
+function argmaxOf(x: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < V; i++) if (x[i] > x[best]) best = i;
+  return best;
+}
+
+const ort = await ortDecode(model);
+// 'js' (float64, ~10× slower) only with --all-paths: its rounds would take most of the run
+const paths = availableKernels().filter((p) => p !== 'js' || process.argv.includes('--all-paths'));
+console.log(`engine bench: models/tiny-swa decode step at context ${CONTEXT}, ${ROUNDS} rounds × ${STEPS} steps, one thread; kernel paths: ${paths.join(', ')} (default ${paths[0]})`);
+const ratios: Record<number, number> = {};
+for (const B of [1, 16]) {
+  const engines = new Map(paths.map((p) => [p, prefilled(B, p)] as const));
+  const feeds = ort.feeds(engines.get(paths[0])!.cache, Array.from({ length: B }, (_, b) => b), nextTokens(B));
+  const times = new Map<string, number[]>([...paths.map((p) => [p, []] as [string, number[]]), ['onnxruntime', []]]);
+  const tokens = new Map<string, string>();
+  const loads: number[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const [path, engine] of engines) {
+      const r = engineRound(engine, B);
+      tokens.set(path, JSON.stringify(r.argmax));
+      if (round > 0) times.get(path)!.push(r.ms); // round 0 warms up
     }
-  };
-  for (let i = 0; i < 200; i++) run(); // warm up the JIT
-  const reps = 1000;
-  let best = Infinity;
-  for (let k = 0; k < 3; k++) {
     const t0 = performance.now();
-    for (let i = 0; i < reps; i++) run();
-    best = Math.min(best, (performance.now() - t0) / 1000);
+    for (let s = 0; s < STEPS; s++) await ort.run(feeds);
+    if (round > 0) times.get('onnxruntime')!.push((performance.now() - t0) / STEPS);
+    loads.push(loadavg()[0]);
   }
-  return (2 * D * O * reps) / best / 1e9;
-}
-
-interface Result {
-  name: string;
-  prefillTps: number;
-  prefillGflops: number;
-  decodeTps: number;
-  decodeGflops: number;
-}
-
-function measure(name: string, backend: AttentionBackend, kvDtype: KvDtype, cacheKind: 'paged' | 'contiguous', kernels: 'js' | 'wasm-simd'): Result {
-  const prompt = Array.from({ length: PROMPT }, (_, i) => (i * 37) % 256);
-  const run = () => {
-    const e = new Engine(model, { precision: 'bf16', kvDtype, pageSize: 16, cacheKind, backend, kernels });
-    const t0 = performance.now();
-    let step = e.forward([{ seqId: 0, tokens: prompt }])[0];
-    const t1 = performance.now();
-    for (let i = 0; i < DECODE; i++) {
-      const last = step.logits.subarray((step.rows - 1) * config.vocabSize);
-      step = e.forward([{ seqId: 0, tokens: [argmax(last)] }])[0];
-    }
-    const t2 = performance.now();
-    return { prefill: (t1 - t0) / 1000, decode: (t2 - t1) / 1000 };
-  };
-  run(); // warm-up
-  // best of three: this machine is shared, and the fastest run is the least disturbed one
-  const runs = [run(), run(), run()];
-  const prefill = Math.min(...runs.map((r) => r.prefill));
-  const decode = Math.min(...runs.map((r) => r.decode));
-  let prefillFlops = 0;
-  for (let p = 0; p < PROMPT; p++) prefillFlops += flopsPerToken(config, p + 1);
-  let decodeFlops = 0;
-  for (let p = PROMPT; p < PROMPT + DECODE; p++) decodeFlops += flopsPerToken(config, p + 1);
-  return {
-    name,
-    prefillTps: PROMPT / prefill,
-    prefillGflops: prefillFlops / prefill / 1e9,
-    decodeTps: DECODE / decode,
-    decodeGflops: decodeFlops / decode / 1e9,
-  };
-}
-
-/** One serving run: n sequences through the scheduler; engine.forward ms per step, attention ms per step, the generated ids. */
-function servingRun(backend: AttentionBackend, k: number, n: number) {
-  const tiny = tinySwa();
-  const engine = new Engine(tiny, { precision: 'bf16', kvDtype: 'fp8_e4m3', pageSize: 16, cacheKind: 'paged', numSpeculativeTokens: k, backend });
-  let attention = 0,
-    forward = 0;
-  const run = backend.run.bind(backend);
-  backend.run = (...args) => {
-    const t0 = performance.now();
-    run(...args);
-    attention += performance.now() - t0;
-  };
-  const step = engine.forward.bind(engine);
-  engine.forward = (batch) => {
-    const t0 = performance.now();
-    const results = step(batch);
-    forward += performance.now() - t0;
-    return results;
-  };
-  const scheduler = new Scheduler(engine, { spec: k ? specConfig('mtp', k) : null, maxNumSeqs: 16, maxModelLen: tiny.config.maxPositions });
-  const ids: number[][] = [];
-  const text = Buffer.from('The window slides past the page boundary while the drafts are verified again.');
-  for (let i = 0; i < n; i++) {
-    const out: number[] = (ids[i] = []);
-    const promptIds = [256, ...text.subarray(i * 3, i * 3 + 11)];
-    scheduler.submit({ promptIds, maxTokens: 64, ignoreEos: true, sampling: GREEDY, seed: i }, { onTokens: (t) => out.push(...t.map((x) => x.id)), onFinish: () => {} });
+  const ortMs = median(times.get('onnxruntime')!);
+  const same = new Set(tokens.values()).size === 1;
+  console.log(`${B} stream${B > 1 ? 's' : ''}: onnxruntime-node ${ortMs.toFixed(3)} ms/step (${((B * 1000) / ortMs).toFixed(0)} tok/s)`);
+  for (const path of paths) {
+    const ms = median(times.get(path)!);
+    console.log(`  engine ${path.padEnd(10)} ${ms.toFixed(3)} ms/step (${((B * 1000) / ms).toFixed(0)} tok/s), ${(ortMs / ms).toFixed(2)}× onnxruntime`);
   }
-  scheduler.runToCompletion();
-  const steps = scheduler.counters.steps;
-  return { ms: forward / steps, attentionMs: attention / steps, steps, ids };
+  console.log(`  next tokens ${same ? 'identical' : 'DIFFER'} across kernel paths; load during the rounds ${median(loads).toFixed(1)} (median of 1-min averages)`);
+  ratios[B] = ortMs / median(times.get(paths[0])!);
 }
-let tinyModel: ReturnType<typeof loadModel> | null = null;
-const tinySwa = () => (tinyModel ??= loadModel(new URL('../models/tiny-swa', import.meta.url).pathname));
-
-/** JS vs SIMD attention, interleaved runs, best of three after a warm-up; the generated tokens must agree. */
-function attentionRows(): void {
-  const settings: [string, (kernels: AttentionKernelChoice) => AttentionBackend, number][] = [
-    ['reference, k=0', (kernels) => createReferenceBackend({ kernels }), 0],
-    [
-      'sm100-affected + disable Q quant, MTP k=7',
-      (kernels) => createFlashinferBackend({ bookkeeping: 'vllm-affected', faultModel: trtllmGenSwaSpecdec, disableQQuantization: true, useTrtllmAttention: null, kernels }),
-      7,
-    ],
-  ];
-  console.log('attention kernels on models/tiny-swa (FP8 KV, bf16 math, SIMD matmuls, one thread; ms per engine.forward step, best of 3):');
-  for (const [name, backendFor, k] of settings)
-    for (const n of [1, 16]) {
-      const best = { js: { ms: Infinity, attentionMs: Infinity, steps: 0 }, 'wasm-simd': { ms: Infinity, attentionMs: Infinity, steps: 0 } };
-      const ids: Record<string, string> = {};
-      for (let rep = 0; rep < 4; rep++)
-        for (const kernels of ['js', 'wasm-simd'] as const) {
-          const r = servingRun(backendFor(kernels), k, n);
-          ids[kernels] = JSON.stringify(r.ids);
-          if (rep === 0) continue; // warm-up
-          const b = best[kernels];
-          b.ms = Math.min(b.ms, r.ms);
-          b.attentionMs = Math.min(b.attentionMs, r.attentionMs);
-          b.steps = r.steps;
-        }
-      const { js, 'wasm-simd': simd } = best;
-      console.log(
-        `  ${name.padEnd(42)} ${String(n).padStart(2)} seq, ${String(simd.steps).padStart(3)} steps: attention JS ${js.attentionMs.toFixed(2)} → SIMD ${simd.attentionMs.toFixed(2)} ms/step` +
-          ` (${(js.attentionMs / simd.attentionMs).toFixed(2)}× the JS kernel) | forward ${js.ms.toFixed(2)} → ${simd.ms.toFixed(2)} ms (${(js.ms / simd.ms).toFixed(2)}×)` +
-          ` | tokens ${ids.js === ids['wasm-simd'] ? 'identical' : 'DIFFER'}`,
-      );
-    }
-}
-
-if (process.argv.includes('--attention-only')) {
-  attentionRows();
-  process.exit(0);
-}
-const anchor = anchorGflops();
-const { total } = paramCount(config);
-console.log(`engine bench: ${(total / 1e6).toFixed(2)}M parameters (d ${config.hiddenSize}, I ${config.intermediateSize}, ${config.numLayers} layers), prompt ${PROMPT}, decode ${DECODE}, bf16 math`);
-console.log(`anchor: plain JS float32 matvec ${anchor.toFixed(2)} GFLOP/s (same run)`);
-const flashinfer = () => createFlashinferBackend({ bookkeeping: 'fixed', faultModel: null, disableQQuantization: false, useTrtllmAttention: null });
-const results = [
-  measure('JS kernels, reference attn, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged', 'js'),
-  measure('SIMD kernels, reference attn, bf16 KV, paged', createReferenceBackend(), 'bf16', 'paged', 'wasm-simd'),
-  measure('SIMD kernels, reference attn, bf16 KV, contiguous', createReferenceBackend(), 'bf16', 'contiguous', 'wasm-simd'),
-  measure('SIMD kernels, flashinfer sm100, fp8 KV, paged', flashinfer(), 'fp8_e4m3', 'paged', 'wasm-simd'),
-];
-for (const r of results)
-  console.log(
-    `${r.name.padEnd(52)} prefill ${r.prefillTps.toFixed(0).padStart(5)} tok/s ${r.prefillGflops.toFixed(2)} GFLOP/s (${(r.prefillGflops / anchor).toFixed(2)}× anchor)` +
-      ` | decode ${r.decodeTps.toFixed(0).padStart(5)} tok/s ${r.decodeGflops.toFixed(2)} GFLOP/s (${(r.decodeGflops / anchor).toFixed(2)}× anchor)`,
-  );
-const best = Math.max(...results.map((r) => r.decodeTps));
-console.log(`decode target ≥ 300 tok/s: ${best >= 300 ? 'met' : 'NOT met'} (best ${best.toFixed(0)} tok/s)`);
-attentionRows();
+await ort.session.release();
+console.log(`engine vs onnxruntime-node: 1 stream ${ratios[1].toFixed(2)}×, 16 streams ${ratios[16].toFixed(2)}× (load ${load()})`);

@@ -11,12 +11,13 @@
  *  2. Memory: 1,000 short requests (streamed, non-streamed, and some cancelled mid-stream), 8 at a
  *     time; heap after a forced GC every 250 requests. Growth after the first 250 should be ~0.
  *
- * The engine runs on two threads where the machine has two cores (src/engine/thread-split.ts); the
+ * The engine runs on two threads where the machine has two cores (src/engine/sharded-engine.ts); the
  * worker thread is started and ready before anything is measured.
  *
  *   npm run bench:server [-- --tokens 64 --requests 32 --rounds 3]
  * Stops by itself (bounded request counts); a few minutes on a 2-core machine.
  */
+import { loadavg } from 'node:os';
 import { presetSettings } from '../src/engine/emulate.js';
 import { argmax } from '../src/engine/sampling.js';
 import { loadModel } from '../src/engine/load-model.js';
@@ -40,7 +41,7 @@ const built = buildServer({
   spec: null,
   maxNumSeqs: 16,
 });
-const threads = (await built.engine.startThreads()) ? 2 : 1; // the worker thread is ready before anything is measured
+const threads = (await built.sharded?.start()) ? 2 : 1; // the worker thread is ready before anything is measured
 const server = await listen(built.app, '127.0.0.1', 0);
 const words = ['The whale', 'It was', 'Congress', 'The ship', 'In the year', 'Upon the deck', 'Our country', 'The sea'];
 
@@ -138,14 +139,15 @@ for (const [k, r] of results.entries())
     `${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / results[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0).padEnd(9)}   ${rounds[k].map((x) => x.tps.toFixed(0)).join(' ')}`,
   );
 const ratio = results[1].tps / results[0].tps;
+// the committed figures of this bench (src/server/README.md, three single-round runs at load 2–2.5): the
+// anchor for "not slower"; under a different load, compare a run of the previous commit in the same session
+console.log(`committed results (src/server/README.md, load 2–2.5): 1 stream 707–904 tok/s, 16 streams 1867–1950 tok/s; this run ${results[0].tps.toFixed(0)} / ${results[1].tps.toFixed(0)} at load ${loadavg()[0].toFixed(1)}`);
 const alone = { one: engineAlone(1, TOKENS), many: engineAlone(16, TOKENS) };
 const ceiling = alone.many / alone.one;
 console.log(
   `engine alone (same engine, no HTTP): 1 sequence ${alone.one.toFixed(0)} tok/s, 16 sequences ${alone.many.toFixed(0)} tok/s → ${ceiling.toFixed(2)}×: ` +
     `what batching itself gains on this machine (the server's ${ratio.toFixed(2)}× adds HTTP and scheduling, the same per token at both levels)`,
 );
-const pre = built.engine.prefetchCounters();
-console.log(`engine threads ${threads}: worker steps prefetched while this thread served clients: ${pre.used} used, ${pre.dropped} dropped`);
 console.log(`16-stream aggregate throughput ≥ 4× one stream: ${ratio >= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}×)`);
 
 // ---- memory over many requests ---------------------------------------------------------------
@@ -175,7 +177,7 @@ gc?.();
 const end = process.memoryUsage();
 console.log(`memory over ${MEMORY_REQUESTS} requests (8 concurrent; streamed, non-streamed, cancelled):`);
 for (const m of marks) console.log(`  after ${String(m.after).padStart(5)}: heap ${mb(m.heap)} MiB, rss ${mb(m.rss)} MiB`);
-const perThread = built.engine.sequencesPerThread();
+const perThread = built.sharded?.counts() ?? { here: 0, worker: 0 };
 console.log(
   `  idle at end: heap ${mb(end.heapUsed)} MiB, rss ${mb(end.rss)} MiB (both threads); sequences left in the scheduler: ${built.runner.scheduler.numRunning + built.runner.scheduler.numWaiting}, in the engine: ${perThread.here} here, ${perThread.worker} in the worker thread`,
 );

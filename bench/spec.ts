@@ -20,10 +20,10 @@
  * Stops by itself; single-threaded; a few minutes on a 2-core machine.
  */
 import { readFileSync } from 'node:fs';
-import { emulatedEngine, type EmulatedSetting } from '../src/engine/emulated-engine.js';
+import { emulatedEngine, type EmulatedSetting } from '../src/engine/testing/emulated-engine.js';
 import { loadModel } from '../src/engine/load-model.js';
-import { specConfig, type SpecConfig } from '../src/engine/spec/config.js';
-import { meanAcceptanceLength, speculativeGenerate } from '../src/engine/spec/speculative-generate.js';
+import { specConfig, type SpecConfig } from '../src/engine/speculative/config.js';
+import { meanAcceptanceLength, speculativeGenerate } from '../src/engine/testing/speculative-generate.js';
 import { excessRepetition, findRepeatedSpans } from '../src/oracle/repetition.js';
 import { numberArg } from './args.js';
 

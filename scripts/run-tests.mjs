@@ -1,16 +1,30 @@
 #!/usr/bin/env node
-// Runs every *.test.ts under src/ and test/ through node:test + tsx.
-// Node 20 does not expand globs and `tsx --test` with no files runs nothing, so the
-// file list is built here and passed explicitly; an empty list is an error, not a pass.
+// Runs the project's *.test.ts files through node:test + tsx, by tier:
+//   unit  src/ and bench/ (beside the code; in-process, small random models)
+//   e2e   test/ (the real CLI and servers, the trained model), less test/slow/
+//   slow  test/slow/ (the full seed matrix run: minutes; `.ci/run` runs it after `npm test`)
+// Node 20 does not expand globs and `tsx --test` with no files runs nothing, so the file list is
+// built here and passed explicitly; an empty list is an error, not a pass.
+//
+//   node scripts/run-tests.mjs                    unit + e2e (what `npm test` runs)
+//   node scripts/run-tests.mjs --tier unit        one tier (unit, e2e, slow; repeatable)
+//   node scripts/run-tests.mjs src/engine lint    files whose path contains any filter, in any tier
+//
+// Files run as many at once as the machine has cores (os.availableParallelism()); the wall time
+// and the load are printed at the end.
 import { readdirSync, statSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-const roots = ['src', 'test', 'bench'];
-const skip = new Set(['node_modules', 'dist', 'fixtures']);
-const only = process.argv.slice(2);
+const TIERS = {
+  unit: { roots: ['src', 'bench'], skip: [] },
+  e2e: { roots: ['test'], skip: ['test/slow'] },
+  slow: { roots: ['test/slow'], skip: [] },
+};
+const skipNames = new Set(['node_modules', 'dist', 'fixtures']);
 
-function collect(dir, out) {
+function collect(dir, skip, out) {
   let entries;
   try {
     entries = readdirSync(dir);
@@ -18,23 +32,46 @@ function collect(dir, out) {
     return out;
   }
   for (const name of entries) {
-    if (skip.has(name)) continue;
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) collect(path, out);
+    if (skipNames.has(name) || skip.includes(path)) continue;
+    if (statSync(path).isDirectory()) collect(path, skip, out);
     else if (name.endsWith('.test.ts') && !name.endsWith('.browser.test.ts')) out.push(path);
   }
   return out;
 }
 
-let files = roots.flatMap((r) => collect(r, [])).sort();
-if (only.length) files = files.filter((f) => only.some((o) => f.includes(o)));
+function parseArgs(argv) {
+  const tiers = [];
+  const filters = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--tier') {
+      const tier = argv[++i];
+      if (!(tier in TIERS)) {
+        console.error(`run-tests: unknown tier ${JSON.stringify(tier)} (known: ${Object.keys(TIERS).join(', ')})`);
+        process.exit(2);
+      }
+      tiers.push(tier);
+    } else filters.push(argv[i]);
+  }
+  // filters search every tier; no arguments: the tiers `npm test` runs
+  if (!tiers.length) tiers.push(...(filters.length ? Object.keys(TIERS) : ['unit', 'e2e']));
+  return { tiers, filters };
+}
+
+const { tiers, filters } = parseArgs(process.argv.slice(2));
+let files = tiers.flatMap((t) => TIERS[t].roots.flatMap((r) => collect(r, TIERS[t].skip, []))).sort();
+if (filters.length) files = files.filter((f) => filters.some((o) => f.includes(o)));
 if (files.length === 0) {
-  console.error('run-tests: no test files found');
+  console.error(`run-tests: no test files found (tiers ${tiers.join(', ')}${filters.length ? `, filters ${filters.join(' ')}` : ''})`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', ...files],
-  { stdio: 'inherit' },
-);
+const concurrency = availableParallelism();
+const started = Date.now();
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files], {
+  stdio: 'inherit',
+});
+const load = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ');
+console.log(`run-tests: ${files.length} files (${tiers.join(' + ')}), ${concurrency} at once, ${((Date.now() - started) / 1000).toFixed(1)} s wall (load ${load})`);
 process.exit(result.status ?? 1);

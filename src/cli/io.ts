@@ -12,7 +12,8 @@ let pipeGuardInstalled = false;
 
 /**
  * `faultline lint … | head` closes stdout early; writing on must end quietly (as other Unix tools do),
- * not with an EPIPE stack trace.
+ * not with an EPIPE stack trace. A closed terminal (SIGHUP) makes writes fail with EIO: the output
+ * is dropped so that the signal's orderly stop (servers stopped, journal kept) can finish.
  */
 function exitQuietlyOnClosedPipe(): void {
   if (pipeGuardInstalled) return;
@@ -20,6 +21,7 @@ function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr])
     stream.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      if (e.code === 'EIO') return;
       throw e;
     });
 }

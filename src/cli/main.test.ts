@@ -3,12 +3,16 @@ import assert from 'node:assert/strict';
 import { main } from './main.js';
 import { memoryIO } from './io.js';
 import { VERSION } from '../core/version.js';
+import { CATALOG_VERSION } from '../hazards/catalog-list.js';
+import { hazards } from '../hazards/index.js';
 import { readFileSync } from 'node:fs';
 
-test('--version prints the package version and exits 0', async () => {
+test('--version prints the package version and the hazard catalog version, and exits 0', async () => {
   const io = memoryIO();
   assert.equal(await main(['--version'], io), 0);
-  assert.equal(io.stdout().trim(), VERSION);
+  const [first, second] = io.stdout().trim().split('\n');
+  assert.equal(first, `faultline ${VERSION}`);
+  assert.equal(second, `hazard catalog ${CATALOG_VERSION} (${hazards.length} hazards: ${hazards[0].id}–${hazards.at(-1)!.id})`);
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(pkg.version, VERSION);
 });

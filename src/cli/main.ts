@@ -11,13 +11,13 @@ import { describeUserError, isUserError } from '../core/errors.js';
 import { getExitCode, setExitCode } from './action.js';
 import { processIO, type CliIO } from './io.js';
 import { commandModules } from './commands/index.js';
-import { VERSION } from '../core/version.js';
+import { versionText } from './version-line.js';
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
   const program = new Command('faultline');
   program
     .description('Find and prevent silent output corruption in LLM serving.')
-    .version(VERSION, '-V, --version')
+    .version(versionText(), '-V, --version', 'print the version and the hazard catalog version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
@@ -27,8 +27,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     return getExitCode(program);
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
-        return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      // a command group without its subcommand: the help went to stderr, and it is a usage error
+      if (e.code === 'commander.help' && e.exitCode !== 0) {
+        io.err('error: a command is needed (see the list above)\n');
+        return 2;
+      }
+      if (e.code === 'commander.help') return 0;
       return 2;
     }
     if (isUserError(e)) {

@@ -4,11 +4,16 @@
  * consumes them, so every parsed fact can point back at file:line:col.
  */
 import type { SourceLocation } from '../core/errors.js';
+import type { RuntimeValue } from './vllm-parse-types.js';
 
 export interface ArgToken {
   /** The argument after all shell/YAML unquoting: exactly what argv[i] would hold. */
   text: string;
   at?: SourceLocation;
+  /** Part of the word is known only at run time (then `text` keeps it as written). */
+  runtime?: RuntimeValue;
+  /** An unquoted run-time expansion (`$EXTRA_ARGS`): it may stand for any number of arguments. */
+  spread?: boolean;
 }
 
 /**

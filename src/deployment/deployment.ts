@@ -5,14 +5,15 @@
  * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
  */
 import type { Located } from '../core/located.js';
-import type { ArgValue } from './vllm-parse-types.js';
+import type { ArgToken } from './argv-token.js';
+import type { ArgValue, FlagProblem } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
 
 /** Where a launch was found: the kind of file and, for manifests, which object/container. */
 export interface LaunchSource {
   file: string;
-  kind: 'argv' | 'shell' | 'kubernetes' | 'helm-production-stack' | 'kserve' | 'compose' | 'vllm-config' | 'guard';
+  kind: 'argv' | 'shell' | 'kubernetes' | 'helm-production-stack' | 'kserve' | 'compose' | 'vllm-config' | 'guard' | 'skypilot' | 'kubeai' | 'ray-serve' | 'helm-values';
   /** e.g. "Deployment/gemma/container vllm", "services.vllm", "modelSpec[0]". */
   object?: string;
 }
@@ -53,6 +54,8 @@ export interface ModelFacts {
     hasKvCacheScheme: boolean;
     evidence: string;
   };
+  /** config.json declares a vision or audio tower (vision_config / audio_config); absent when not read. */
+  multimodal?: boolean;
   /** Notes for the user about how facts were derived (e.g. "Mistral: missing sliding_window means 4096"). */
   notes: string[];
 }
@@ -69,6 +72,8 @@ export interface Deployment {
   engine: 'vllm' | 'sglang';
   /** Where the launch command starts (the `vllm` / `python` token). */
   at?: Located<string>['at'];
+  /** The launch's argv words as its source wrote them, each located (lint --suggest rewrites them). */
+  argv?: ArgToken[];
   /** The model argument (positional of `vllm serve`, or --model). */
   model?: Located<string>;
   /**
@@ -86,4 +91,10 @@ export interface Deployment {
   versions: { vllm?: Located<string>; flashinfer?: Located<string> };
   /** Things the parser noticed that the user should know (ignored env vars, unknown values …). */
   notes: Located<string>[];
+  /** Flags vLLM would refuse as written (not in the flag table, ambiguous abbreviations): lint's FL000. */
+  flagProblems?: FlagProblem[];
+  /** The flag table the arguments were read with. */
+  flagTable?: { release: string; commit: string; authoritative: boolean; describes: string };
+  /** Where the launch runs in a multi-role deployment: "decode", "prefill", "leader", "worker" … */
+  role?: string;
 }

@@ -22,7 +22,7 @@ import { assembleDeployment, type AssembleOptions } from './sources/assemble.js'
 import { collectLaunches, type SourceFile } from './sources/collect.js';
 import { findLaunch } from './sources/launch-start.js';
 import { newLaunch, type LaunchCommand } from './sources/launch-command.js';
-import { launchesFromShell } from './sources/shell.js';
+import { launchesFromShell, positionalFrom, type GivenValues } from './sources/shell.js';
 
 export interface LoadOptions {
   modelConfig?: string;
@@ -32,8 +32,11 @@ export interface LoadOptions {
   cwd: string;
   /** Environment the argv runs with (guard: the real one). Ignored for files, whose env is in the file. */
   env?: Record<string, string | undefined>;
-  /** Record flags vLLM does not know as notes instead of failing (the CLI's --allow-unknown-flags). */
+  /** Record flags vLLM does not know as notes only, with no FL000 (the CLI's --allow-unknown-flags). */
   allowUnknownFlags?: boolean;
+  /** Values for what launch files leave to run time: `--set NAME=VALUE` (variables), `--env NAME=VALUE` (exported). */
+  set?: Record<string, string>;
+  setEnv?: Record<string, string>;
 }
 
 export interface LoadResult {
@@ -42,6 +45,8 @@ export interface LoadResult {
   filesWithoutLaunch: string[];
   /** Remarks about files as a whole (e.g. a YAML document of no known format). */
   notes: Located<string>[];
+  /** What was recognised that is not a vLLM server launch (a benchmark client, an SGLang server …). */
+  notLaunches: Located<string>[];
 }
 
 const SUPPORTED =
@@ -52,12 +57,12 @@ const SUPPORTED =
 /** Every launch in the files, with the files that had none. Throws only for unreadable or malformed input. */
 export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult {
   const files = paths.map((p) => readSource(p, opts.cwd));
-  const collected = collectLaunches(files);
+  const collected = collectLaunches(files, givenValues(opts));
   const displayPaths = new Map(files.map((f) => [f.absPath, f.path]));
   const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
   const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
   const filesWithoutLaunch = [...collected.perFile].filter(([, n]) => n === 0).map(([path]) => path);
-  return { deployments, filesWithoutLaunch, notes: collected.notes };
+  return { deployments, filesWithoutLaunch, notes: collected.notes, notLaunches: collected.notLaunches };
 }
 
 /** Deployments of all launches in the files; a UserError when none of the files holds one. */
@@ -65,6 +70,13 @@ export function loadDeployments(paths: string[], opts: LoadOptions): Deployment[
   const result = loadLaunchFiles(paths, opts);
   if (result.deployments.length === 0) {
     const which = result.filesWithoutLaunch.join(', ');
+    const seen = result.notLaunches[0];
+    if (seen)
+      throw new UserError(`no vLLM server launch in ${which}: it runs ${seen.value}`, {
+        code: 'E_NOT_A_LAUNCH',
+        at: seen.at,
+        hint: 'lint checks server launches; give the file that starts the vLLM server (vllm serve …)',
+      });
     throw new UserError(`no vLLM launch found in ${which}`, {
       code: 'E_NO_LAUNCH',
       at: result.notes[0]?.at,
@@ -81,12 +93,19 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
   const match = findLaunch(tokens);
   // Not a launch we can find: the argv parser says precisely why (E_NOT_VLLM).
   if (!match) return assembleDeployment(newLaunch(source, tokens, opts.cwd), assembleOptions(opts));
+  if (match.notLaunch)
+    throw new UserError(`not a vLLM server launch: the command runs ${match.notLaunch.value}`, {
+      code: 'E_NOT_VLLM',
+      at: match.notLaunch.at,
+      hint: 'expected `vllm serve MODEL …` or `python -m vllm.entrypoints.openai.api_server --model MODEL …`',
+    });
   const env = new Map<string, Located<string>>();
   if (!match.envReplaced) for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
   for (const [k, v] of match.env) env.set(k, v);
   let launch: LaunchCommand | undefined;
   if (match.tokens) {
     launch = newLaunch(source, match.tokens, opts.cwd);
+    if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
     launch.env = env;
   } else if (match.script) {
     const script = match.script;
@@ -96,6 +115,7 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
       locate: () => script.at ?? { file: '<argv>', line: 1, column: 1 },
       unsetReason: 'is not set in the command',
       env,
+      positional: positionalFrom(match.scriptArgs),
     })[0];
   }
   if (!launch) return assembleDeployment(newLaunch(source, tokens, opts.cwd), assembleOptions(opts));
@@ -103,6 +123,13 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
   if (!launch.mounts.length) launch.mounts = match.mounts;
   launch.notes = [...match.notes, ...launch.notes];
   return assembleDeployment(launch, assembleOptions(opts));
+}
+
+function givenValues(opts: LoadOptions): GivenValues | undefined {
+  if (!opts.set && !opts.setEnv) return undefined;
+  const located = (option: string) => (entries: Record<string, string> | undefined) =>
+    new Map(Object.entries(entries ?? {}).map(([k, v]) => [k, { value: v, at: { file: `<${option}>`, line: 1, column: 1 } }]));
+  return { vars: located('--set')(opts.set), env: located('--env')(opts.setEnv) };
 }
 
 function assembleOptions(opts: LoadOptions): AssembleOptions {

@@ -81,6 +81,8 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
     ...(kv.dtype ? { kvDtypeFromCheckpoint: kv.dtype, kvDtypeEvidence: kv.evidence } : {}),
     ...(scales ? { scales } : {}),
     ...(quantization ? { quantization } : {}),
+    // A vision or audio tower in config.json: the model takes media inputs.
+    multimodal: config.vision_config != null || config.audio_config != null,
     notes,
   };
 }

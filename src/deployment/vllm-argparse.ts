@@ -16,7 +16,8 @@ import {
   type FlagIndex,
   type FlagSpec,
 } from './vllm-flags.js';
-import type { ArgValue, ParseVllmOptions } from './vllm-parse-types.js';
+import type { ArgValue, FlagProblem, ParseVllmOptions, RuntimeValue } from './vllm-parse-types.js';
+import { releasesWithOption } from './vllm-flag-table.js';
 import { humanReadableInt, isPlainObject, pythonFloat, pythonInt, pythonJsonLoads } from './vllm-values.js';
 
 /** argparse's split between option-like tokens and values/positionals. */
@@ -25,6 +26,7 @@ export function looksLikeOption(text: string, index: FlagIndex): boolean {
   if (index.lookup(text)) return true;
   const eq = text.indexOf('=');
   if (eq > 0 && index.lookup(text.slice(0, eq))) return true;
+  if (index.abbreviation(eq > 0 ? text.slice(0, eq) : text)) return true;
   if (isNegativeNumber(text)) return false;
   return !text.includes(' ');
 }
@@ -35,6 +37,8 @@ export function runArgparse(
   opts: ParseVllmOptions,
   notes: Located<string>[],
   args: Map<string, ArgValue>,
+  problems: FlagProblem[] = [],
+  choiceTable: { authoritative: boolean } = { authoritative: false },
 ): { positionals: PreparedToken[]; origins: Map<string, PreparedToken['origin']> } {
   const positionals: PreparedToken[] = [];
   const origins = new Map<string, PreparedToken['origin']>();
@@ -48,16 +52,27 @@ export function runArgparse(
       positionals.push(...tokens.slice(k + 1));
       break;
     }
+    if (tok.spread) {
+      const names = tok.runtime?.names.length ? tok.runtime.names : [];
+      notes.push({
+        value: `${text} adds arguments known only when the launch runs; they are not checked${names.length ? ` (give them with --set ${names[0]}='--flag value …')` : ''}`,
+        at: tok.at,
+      });
+      k++;
+      continue;
+    }
     if (!looksLikeOption(text, index)) {
       positionals.push(tok);
       k++;
       continue;
     }
-    const { name, explicit, match } = resolveOption(tok, index);
+    const { name, explicit, match, ambiguous } = resolveOption(tok, index);
     if (!match) {
-      k = unknownOption(tokens, k, name, explicit, index, opts, notes, args);
+      k = unknownOption(tokens, k, name, explicit, index, opts, notes, args, problems, ambiguous);
       continue;
     }
+    if (match.expandedFrom)
+      notes.push({ value: `${match.expandedFrom} is an abbreviation: vLLM's parser (argparse) takes it as ${name}`, at: tok.at });
     const { spec, negated } = match;
     if (tok.origin === 'dotted' && spec.kind !== 'json') {
       throw new UserError(`${name} takes no dotted sub-keys`, {
@@ -72,22 +87,40 @@ export function runArgparse(
     }
     let value: unknown;
     let keyAt: Record<string, SourceLocation> | undefined;
+    let runtime: RuntimeValue | undefined;
     k++;
-    if (spec.kind === 'bool') {
-      if (explicit !== undefined) {
+    if (spec.kind === 'optional' && explicit === undefined) {
+      // nargs='?': a value only when the next token is not an option; alone it means "on".
+      const next = tokens[k];
+      if (next && next.text !== '--' && !looksLikeOption(next.text, index)) {
+        value = next.text;
+        runtime = runtimeOf(next);
+        k++;
+      } else value = true;
+    } else if (spec.kind === 'optional') {
+      value = explicit;
+    } else if (spec.kind === 'bool') {
+      const legacyValue = explicit === undefined ? undefined : configBoolText(explicit);
+      if (legacyValue !== undefined) {
+        // vLLM < 0.11 had StoreBoolean flags that took --x=true / --x=false; BooleanOptionalAction refuses it.
+        notes.push({ value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`, at: tok.at });
+        if (choiceTable.authoritative) problems.push({ kind: 'unknown', option: `${name}=${explicit}`, ...(tok.at ? { at: tok.at } : {}), suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}` });
+        value = legacyValue;
+      } else if (explicit !== undefined) {
         throw new UserError(`argument ${name}: ignored explicit argument '${explicit}'`, {
           code: 'E_VLLM_ARGS',
           at: tok.at,
           hint: `${name} is an on/off switch: write ${longOptionOf(spec.dest)} to turn it on or --no-${longOptionOf(spec.dest).slice(2)} to turn it off`,
         });
-      }
-      value = !negated;
+      } else value = !negated;
     } else if (spec.kind === 'list') {
       const items: string[] = [];
       if (explicit !== undefined) items.push(explicit);
       else
-        while (k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index))
+        while (k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index)) {
+          runtime ??= runtimeOf(tokens[k]);
           items.push(tokens[k++].text);
+        }
       if (items.length === 0) throw missingValue(name, tok, 'at least one value');
       value = items;
     } else {
@@ -105,19 +138,25 @@ export function runArgparse(
         value = valueTok.preparsed.value;
         keyAt = valueTok.preparsed.keyAt;
       } else {
+        runtime = runtimeOf(valueTok);
         value = convertValue(spec, name, valueTok, notes);
       }
     }
-    const arg = { value, ...(tok.at ? { at: tok.at } : {}), ...(keyAt ? { keyAt } : {}) };
+    const arg: ArgValue = { value, ...(tok.at ? { at: tok.at } : {}), ...(keyAt ? { keyAt } : {}), ...(runtime ? { runtime } : {}) };
     storeArg(spec, name, arg, tok, args, origins, notes, names);
   }
   return { positionals, origins };
 }
 
+function configBoolText(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  return t === 'true' ? true : t === 'false' ? false : undefined;
+}
+
 function resolveOption(
   tok: PreparedToken,
   index: FlagIndex,
-): { name: string; explicit?: string; match?: ReturnType<FlagIndex['lookup']> } {
+): { name: string; explicit?: string; match?: ReturnType<FlagIndex['lookup']>; ambiguous?: string[] } {
   const text = tok.text;
   const forced = (name: string, explicit?: string) => {
     const spec = tok.forcedDest ? index.lookup(longOptionOf(tok.forcedDest))?.spec : undefined;
@@ -125,14 +164,22 @@ function resolveOption(
   };
   if (index.lookup(text)) return forced(text);
   const eq = text.indexOf('=');
-  if (eq > 0) return forced(text.slice(0, eq), text.slice(eq + 1));
+  if (eq > 0 && index.lookup(text.slice(0, eq))) return forced(text.slice(0, eq), text.slice(eq + 1));
   // argparse single-character short options take an attached value: -qfp8.
-  if (/^-[A-Za-z]./.test(text)) {
+  if (/^-[A-Za-z]./.test(text) && eq < 0) {
     const short = index.lookup(text.slice(0, 2));
     if (short && short.spec.kind !== 'bool')
       return { name: text.slice(0, 2), explicit: text.slice(2), match: short };
   }
-  return forced(text);
+  // argparse allow_abbrev (vLLM leaves it on): a unique prefix of a long option is that option.
+  const written = eq > 0 ? text.slice(0, eq) : text;
+  const explicit = eq > 0 ? text.slice(eq + 1) : undefined;
+  if (!tok.forcedDest) {
+    const abbrev = index.abbreviation(written);
+    if (abbrev && 'match' in abbrev) return { name: abbrev.option, explicit, match: abbrev.match };
+    if (abbrev && 'ambiguous' in abbrev) return { name: written, explicit, ambiguous: abbrev.ambiguous };
+  }
+  return forced(written, explicit);
 }
 
 function missingValue(name: string, tok: PreparedToken, what: string): UserError {
@@ -152,29 +199,40 @@ function unknownOption(
   opts: ParseVllmOptions,
   notes: Located<string>[],
   args: Map<string, ArgValue>,
+  problems: FlagProblem[],
+  ambiguous: string[] | undefined,
 ): number {
   const tok = tokens[k];
-  const suggestion = index.suggest(name);
-  if (!opts.allowUnknown) {
-    const from = tok.text === name || tok.origin !== 'dotted' ? '' : ' (from dotted sub-keys)';
-    throw new UserError(`unknown vLLM flag ${name}${from}`, {
-      code: 'E_VLLM_UNKNOWN_FLAG',
-      at: tok.at,
-      hint: suggestion
-        ? `did you mean ${suggestion}?`
-        : 'faultline does not know this flag; if your vLLM version has it, rerun with --allow-unknown-flags (it is then recorded as a note)',
-    });
-  }
-  // Unknown flags are recorded as notes; their value is a guess: `=v`, else the next non-option token.
+  const suggestion = ambiguous ? undefined : index.suggest(name);
+  // The value is a guess: `=v`, else the next token when it does not look like an option.
   let value: unknown = true;
   let next = k + 1;
   if (explicit !== undefined) value = explicit;
   else if (tokens[next] && tokens[next].text !== '--' && !looksLikeOption(tokens[next].text, index))
     value = tokens[next++].text;
-  notes.push({
-    value: `unknown vLLM flag ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}; recorded as given, its value ${value === true ? 'assumed to be none' : `assumed to be '${String(value)}'`}`,
-    at: tok.at,
-  });
+  const guessed = value === true ? 'assumed to take no value' : `its value assumed to be '${String(value)}'`;
+  if (opts.allowUnknown || ambiguous) {
+    notes.push({
+      value: ambiguous
+        ? `ambiguous option: ${name} could match ${ambiguous.join(', ')} (vLLM refuses to start); not read`
+        : `unknown vLLM flag ${name}${suggestion ? ` (did you mean ${suggestion}?)` : ''}; recorded as given, ${guessed}`,
+      at: tok.at,
+    });
+  }
+  if (ambiguous) {
+    problems.push({ kind: 'ambiguous', option: name, ...(tok.at ? { at: tok.at } : {}), candidates: ambiguous });
+    return next;
+  }
+  if (!opts.allowUnknown) {
+    const knownIn = releasesWithOption(name);
+    problems.push({
+      kind: 'unknown',
+      option: name,
+      ...(tok.at ? { at: tok.at } : {}),
+      ...(suggestion ? { suggestion } : {}),
+      ...(knownIn.length ? { knownIn } : {}),
+    });
+  }
   args.set(destOf(name), { value, ...(tok.at ? { at: tok.at } : {}) });
   return next;
 }
@@ -182,14 +240,27 @@ function unknownOption(
 /** `$NAME`, `${NAME}` (shell, Compose) or `$(NAME)` (Kubernetes) left unexpanded by a launch-file source. */
 const UNSET_VARIABLE = /^\$(?:[A-Za-z_]\w*|\{[A-Za-z_]\w*\}|\([A-Za-z_][\w.-]*\))$/;
 
+/** A shell expansion a launch-file source kept as written inside a value. */
+const SHELL_EXPANSION = /\$(?:\{|\(|[A-Za-z_0-9@*])/;
+
+/** A value token known only at run time: marked by its source, or a bare unexpanded variable. */
+function runtimeOf(tok: PreparedToken): RuntimeValue | undefined {
+  if (tok.runtime) return tok.runtime;
+  // A Go / Helm template placeholder (`{{ .Values.tp }}`), filled in when the manifest is rendered.
+  if (tok.text.includes('{{')) return { text: tok.text, why: `${tok.text} is a template placeholder filled in when the manifest is rendered`, names: [] };
+  if (!UNSET_VARIABLE.test(tok.text)) return undefined;
+  const name = /[A-Za-z_][\w.-]*/.exec(tok.text)?.[0] ?? '';
+  return { text: tok.text, why: `${tok.text} is not set in the launch file`, names: [name] };
+}
+
 function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): unknown {
   const text = tok.text;
   const bad = (why: string, hint: string): UserError =>
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
   // `--port $PORT` where the launch file leaves PORT to its caller (the sources keep such a
   // variable as written): the value is unknown, which is not a malformed value.
-  if (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text)) {
-    notes.push({ value: `${name} ${text}: the value is a variable the launch file does not set; unknown here`, at: tok.at });
+  if (tok.runtime || text.includes('{{') || (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))) {
+    notes.push({ value: `${name} ${text}: the value is known only when the launch runs; unknown here`, at: tok.at });
     return text;
   }
   switch (spec.kind) {
@@ -211,12 +282,24 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
     }
     case 'json': {
       const r = pythonJsonLoads(text);
+      if ('error' in r && spec.orString) return text;
+      if ('error' in r && SHELL_EXPANSION.test(text)) {
+        // A JSON text with a shell expansion the source kept as written: its value is known only at run time.
+        notes.push({ value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`, at: tok.at });
+        return text;
+      }
+      if (!('error' in r) && typeof r.value === 'number' && Number.isInteger(r.value) && spec.dest === 'compilation_config') {
+        // vLLM releases where -O was --compilation-config took an optimization level as the value.
+        notes.push({ value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`, at: tok.at });
+        return { level: r.value };
+      }
       if ('error' in r) {
         throw bad(
           `invalid JSON: ${r.error}`,
           `quote the whole JSON object for the shell and use double quotes inside, e.g. ${name} '{"key": "value", "n": 4}', or give keys one by one: ${name}.key=value`,
         );
       }
+      if (!isPlainObject(r.value) && spec.orString) return text;
       if (!isPlainObject(r.value))
         throw bad(`expected a JSON object, got ${JSON.stringify(r.value)}`, `write ${name} '{"key": value}'`);
       return r.value;
@@ -266,6 +349,14 @@ function storeArg(
 ): void {
   const prev = args.get(spec.dest);
   const prevOrigin = origins.get(spec.dest);
+  if (spec.append) {
+    // action='append': each occurrence adds to the list.
+    const items = prev && Array.isArray(prev.value) ? [...(prev.value as unknown[])] : [];
+    args.set(spec.dest, { ...value, value: [...items, value.value], ...(prev?.at ? { at: prev.at } : {}) });
+    origins.set(spec.dest, tok.origin);
+    names.set(spec.dest, name);
+    return;
+  }
   if (prev !== undefined && prevOrigin !== undefined) {
     const where = prev.at ? ` (earlier: ${prev.at.file}:${prev.at.line}:${prev.at.column})` : '';
     const fromYaml = prevOrigin === 'yaml' && tok.origin !== 'yaml';

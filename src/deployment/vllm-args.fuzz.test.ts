@@ -9,7 +9,10 @@ import fc from 'fast-check';
 import { UserError } from '../core/errors.js';
 import { tokensFromArgv } from './argv-token.js';
 import { parseVllmArgs, parseVllmCommand } from './vllm-args.js';
-import { VLLM_FLAGS, longOptionOf } from './vllm-flags.js';
+import { chooseFlagTable } from './vllm-flag-table.js';
+import { longOptionOf } from './vllm-flags.js';
+
+const VLLM_FLAGS = chooseFlagTable(undefined).table.specs;
 
 const FLAG_WORDS = VLLM_FLAGS.flatMap((f) => [longOptionOf(f.dest), ...(f.aliases ?? [])]);
 const YAML_FILES: Record<string, string> = {

@@ -17,12 +17,14 @@ import type { Located } from '../core/located.js';
 import type { ArgToken, PreparedToken } from './argv-token.js';
 import { checkAttentionBackend, foldLegacySpeculativeFlags, resolveModel } from './vllm-arg-checks.js';
 import { runArgparse } from './vllm-argparse.js';
+import { checkConfigValues } from './vllm-config-check.js';
 import { readConfigFileTokens } from './vllm-config-file.js';
 import { mergeDottedArgs, normalizeSpelling } from './vllm-dotted-args.js';
-import { buildFlagIndex, type FlagIndex } from './vllm-flags.js';
-import type { ArgValue, ParseVllmOptions, VllmParse } from './vllm-parse-types.js';
+import { chooseFlagTable } from './vllm-flag-table.js';
+import type { FlagIndex } from './vllm-flags.js';
+import type { ArgValue, FlagProblem, ParseVllmOptions, VllmParse } from './vllm-parse-types.js';
 
-export type { ArgValue, ParseVllmOptions, VllmParse } from './vllm-parse-types.js';
+export type { ArgValue, FlagProblem, ParseVllmOptions, RuntimeValue, VllmParse } from './vllm-parse-types.js';
 
 const SERVER_MODULES = new Set(['vllm.entrypoints.openai.api_server', 'vllm.entrypoints.api_server']);
 
@@ -108,15 +110,18 @@ function parseCore(
   at: SourceLocation | undefined,
   positionalModel: boolean,
 ): VllmParse {
-  const index = buildFlagIndex(opts.extraFlags);
+  const choice = chooseFlagTable(opts.vllmVersion, opts.extraFlags);
+  const index = choice.index;
   const notes: Located<string>[] = [];
   const args = new Map<string, ArgValue>();
+  const problems: FlagProblem[] = [];
   let prepared: PreparedToken[] = tokens.map((t) => ({ ...t, origin: 'cli' as const }));
   prepared = expandConfigFile(prepared, mode, opts, index, notes, args);
   prepared = normalizeSpelling(prepared);
   const merged = mergeDottedArgs(prepared);
   notes.push(...merged.notes);
-  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args);
+  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args, problems, choice);
+  if (problems.length && choice.note) notes.push({ value: choice.note });
   const model = resolveModel(
     positionals,
     positionalModel,
@@ -127,6 +132,7 @@ function parseCore(
   );
   checkAttentionBackend(args, notes);
   foldLegacySpeculativeFlags(args, notes);
+  checkConfigValues(args, notes);
   return {
     engine: 'vllm',
     entryPoint: mode,
@@ -134,6 +140,13 @@ function parseCore(
     ...(model ? { model } : {}),
     args,
     notes,
+    flagProblems: problems,
+    flagTable: {
+      release: choice.table.release,
+      commit: choice.table.commit,
+      authoritative: choice.authoritative,
+      describes: choice.describes,
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import { chooseFlagTable } from './vllm-flag-table.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +7,6 @@ import { UserError } from '../core/errors.js';
 import { tokensFromArgv } from './argv-token.js';
 import { parseVllmCommand, argKeyAt, type VllmParse } from './vllm-args.js';
 import { tokensFromYaml } from './vllm-config-file.js';
-import { buildFlagIndex } from './vllm-flags.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pairDir = join(here, '../../test/fixtures/launch-configs/pair-09-10');
@@ -195,10 +195,9 @@ test('config errors: syntax (file:line:col), not a mapping, wrong extension, mis
   assert.match(noFile.message, /needs a file name/);
   const badKey = userError(() => withYaml('3: x\n', ['vllm', 'serve', 'm', '--config', 'config.yaml']));
   assert.match(badKey.message, /keys must be flag names/);
-  const unknownKey = userError(() =>
-    withYaml('port: 1\nkv-cache-dtpe: fp8\n', ['vllm', 'serve', 'm', '--config', 'config.yaml']),
-  );
-  assert.deepEqual(unknownKey.at, { file: '/cfg/config.yaml', line: 2, column: 1 });
+  // An unknown key is a flag problem located at the key (lint's FL000), not an input error.
+  const unknownKey = withYaml('port: 1\nkv-cache-dtpe: fp8\n', ['vllm', 'serve', 'm', '--config', 'config.yaml']);
+  assert.deepEqual(unknownKey.flagProblems[0].at, { file: '/cfg/config.yaml', line: 2, column: 1 });
 });
 
 test('--config=FILE is read too, with a note that vLLM may not honour it', () => {
@@ -208,7 +207,7 @@ test('--config=FILE is read too, with a note that vLLM may not honour it', () =>
 });
 
 test('tokensFromYaml: tokens and their positions', () => {
-  const { tokens } = tokensFromYaml('a-flag: 1\nlist-flag:\n  - x\n  - 2.50\n', 'f.yaml', buildFlagIndex());
+  const { tokens } = tokensFromYaml('a-flag: 1\nlist-flag:\n  - x\n  - 2.50\n', 'f.yaml', chooseFlagTable(undefined).index);
   assert.deepEqual(
     tokens.map((t) => [t.text, t.at?.line, t.at?.column]),
     [

@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VLLM_FLAGS, buildFlagIndex, closest, destOf, editDistance, longOptionOf } from './vllm-flags.js';
+import { chooseFlagTable } from './vllm-flag-table.js';
+import { buildFlagIndex, closest, destOf, editDistance, longOptionOf } from './vllm-flags.js';
+
+const VLLM_FLAGS = chooseFlagTable(undefined).table.specs;
+const newestIndex = (extra: Parameters<typeof buildFlagIndex>[1] = []) => buildFlagIndex(VLLM_FLAGS, extra);
 
 test('every dest is unique and every option string maps to one flag', () => {
   const dests = VLLM_FLAGS.map((f) => f.dest);
@@ -16,7 +20,7 @@ test('every dest is unique and every option string maps to one flag', () => {
 });
 
 test('the short aliases of the research notes resolve to their dests', () => {
-  const index = buildFlagIndex();
+  const index = newestIndex();
   const expected: Record<string, string> = {
     '-tp': 'tensor_parallel_size',
     '-pp': 'pipeline_parallel_size',
@@ -26,7 +30,6 @@ test('the short aliases of the research notes resolve to their dests', () => {
     '-q': 'quantization',
     '-ac': 'attention_config',
     '-cc': 'compilation_config',
-    '-O': 'optimization_level',
     '-n': 'nnodes',
     '-r': 'node_rank',
     '-dpl': 'data_parallel_size_local',
@@ -94,19 +97,20 @@ test('every flag used in the launch-config fixtures is known', () => {
     '--enable-lora',
     '--no-enable-prefix-caching',
   ];
-  const index = buildFlagIndex();
+  // Known when the version is not: the newest table plus every older release's flags.
+  const index = chooseFlagTable(undefined).index;
   for (const opt of used) assert.ok(index.lookup(opt), opt);
 });
 
 test('extra flags extend the table and win over a built-in flag of the same dest', () => {
-  const index = buildFlagIndex([
+  const index = newestIndex([
     { dest: 'emulate', kind: 'string' },
     { dest: 'seed', kind: 'string' },
   ]);
   assert.equal(index.lookup('--emulate')?.spec.kind, 'string');
   assert.equal(index.lookup('--seed')?.spec.kind, 'string');
-  assert.equal(buildFlagIndex().lookup('--seed')?.spec.kind, 'int');
-  assert.equal(buildFlagIndex().lookup('--emulate'), undefined);
+  assert.equal(newestIndex().lookup('--seed')?.spec.kind, 'int');
+  assert.equal(newestIndex().lookup('--emulate'), undefined);
 });
 
 test('names and suggestions', () => {

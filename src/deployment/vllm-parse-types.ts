@@ -8,15 +8,42 @@ export interface ParseVllmOptions {
   baseDir: string;
   /** Reads a `--config` file; defaults to the file system. */
   readFile?: (path: string) => string;
-  /** Record unknown flags as notes instead of failing (exit 2). */
+  /** Record unknown flags as notes only (no flag problem for lint's FL000). */
   allowUnknown?: boolean;
+  /** The launch's vLLM version: picks the flag table (vllm-flag-table.ts); newest when absent. */
+  vllmVersion?: string;
   /** Flags beyond vLLM's (the engine's `--emulate`, …); they win over built-in flags of the same dest. */
   extraFlags?: readonly FlagSpec[];
+}
+
+/** A value known only when the launch runs (a shell variable its caller sets, `$(cmd)`, `$((A*B))`). */
+export interface RuntimeValue {
+  /** The word as written, e.g. `$TP` or `$((NUM_GPUS / 2))`. */
+  text: string;
+  /** Why it is unknown here. */
+  why: string;
+  /** Variables that would settle it (`--set NAME=VALUE`). */
+  names: string[];
 }
 
 /** A parsed argument. JSON flags also say where each (dotted) sub-key was written: `keyAt['backend']`. */
 export interface ArgValue extends Located<unknown> {
   keyAt?: Record<string, SourceLocation>;
+  /** The value is known only at run time; `value` then holds the text as written. */
+  runtime?: RuntimeValue;
+}
+
+/** A flag vLLM would not take as written: not in the flag table, or an ambiguous abbreviation. */
+export interface FlagProblem {
+  kind: 'unknown' | 'ambiguous';
+  /** The option as written (before `=`). */
+  option: string;
+  at?: SourceLocation;
+  /** "did you mean" for unknown flags; the candidates for ambiguous ones. */
+  suggestion?: string;
+  candidates?: string[];
+  /** Releases (by faultline's tables) that do have the option. */
+  knownIn?: string[];
 }
 
 export interface VllmParse {
@@ -29,4 +56,7 @@ export interface VllmParse {
   /** argparse dest → value; JSON flags hold the (merged) object. */
   args: Map<string, ArgValue>;
   notes: Located<string>[];
+  /** Flags vLLM would refuse (FL000), with the table they were checked against. */
+  flagProblems: FlagProblem[];
+  flagTable: { release: string; commit: string; authoritative: boolean; describes: string };
 }

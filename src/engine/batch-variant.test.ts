@@ -4,10 +4,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { segmentBounds } from './batch-variant.js';
 import { Engine } from './engine.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 
 const model = randomModel(tinyConfig({ hiddenSize: 128, intermediateSize: 256, headDim: 32 }), { seed: 8, std: 0.05 });
 const engine = (batchVariantNumerics: boolean) =>

@@ -13,7 +13,7 @@ import type { AttentionBackend } from './attention/backend.js';
 import type { BookkeepingName } from './attention/bookkeeping.js';
 import { trtllmGenSwaSpecdec, type FaultModel } from './attention/fault-models.js';
 import { createFlashinferBackend } from './attention/flashinfer.js';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 
 export const EMULATION_PRESETS = ['reference', 'sm100-affected', 'sm100-fixed'] as const;
 export type EmulationPreset = (typeof EMULATION_PRESETS)[number];

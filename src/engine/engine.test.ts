@@ -8,11 +8,11 @@ import { createRng } from '../core/rng.js';
 import type { AttentionBackend, AttentionCallRecord } from './attention/backend.js';
 import { trtllmGenSwaSpecdec } from './attention/fault-models.js';
 import { createFlashinferBackend } from './attention/flashinfer.js';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine, splitDecodesAndPrefills, type EngineOptions } from './engine.js';
 import type { KvDtype } from './kv-cache/cache.js';
 import type { Precision } from './model.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 
 const scales = [
   { q: 0.02, k: 0.01, v: 0.015 },

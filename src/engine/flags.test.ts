@@ -4,7 +4,7 @@ import { tokensFromArgv } from '../deployment/argv-token.js';
 import { parseVllmArgs } from '../deployment/vllm-args.js';
 import { isUserError } from '../core/errors.js';
 import { ENGINE_FLAG_SPECS, resolveEngineSettings } from './flags.js';
-import { tinyConfig } from './random-init.js';
+import { tinyConfig } from './testing/random-init.js';
 
 const own = new Set(['prompt']);
 function resolve(argv: string[], declaresFp8 = true) {
@@ -34,7 +34,7 @@ test('attention_config booleans accept pydantic spellings; dotted keys work', ()
   assert.equal(resolve(['--attention-config.disable_flashinfer_q_quantization=true']).attention.disableQQuantization, true);
   assert.equal(resolve(['-ac.use_trtllm_attention', '0']).attention.useTrtllmAttention, false);
   assert.equal(resolve(['--attention-config', '{"use_trtllm_attention": 1}']).attention.useTrtllmAttention, true);
-  assert.throws(() => resolve(['--attention-config.use_trtllm_attention=maybe']), (e) => isUserError(e) && /true or false/.test(e.message));
+  assert.throws(() => resolve(['--attention-config.use_trtllm_attention=maybe']), (e) => isUserError(e) && /true or false|is not a boolean/.test(e.message));
 });
 
 test('kv cache dtype: auto follows the checkpoint, else the model dtype; explicit names map to the cache dtypes', () => {

@@ -29,7 +29,7 @@ export const ACCEPTED_WITHOUT_EFFECT: Readonly<Record<string, string>> = {
 };
 
 /** vLLM flags the engine implements (besides the command's own flags and the model). */
-const IMPLEMENTED = ['emulate', 'attention_backend', 'attention_config', 'kv_cache_dtype', 'block_size', 'dtype', 'seed', 'max_model_len'];
+const IMPLEMENTED = ['emulate', 'attention_backend', 'attention_config', 'kv_cache_dtype', 'kv_cache_dtype_skip_layers', 'block_size', 'dtype', 'seed', 'max_model_len'];
 const ATTENTION_CONFIG_KEYS = ['backend', 'disable_flashinfer_q_quantization', 'use_trtllm_attention'];
 
 export interface EngineSettings {
@@ -37,6 +37,8 @@ export interface EngineSettings {
   attention: AttentionSettings;
   precision: Precision;
   kvDtype: KvDtype;
+  /** Layers --kv-cache-dtype-skip-layers keeps out of the FP8 cache (empty: none). */
+  kvSkipLayers: number[];
   pageSize: number;
   maxModelLen: number;
   seed: number;
@@ -115,5 +117,24 @@ export function resolveEngineSettings(args: Map<string, ArgValue>, config: Model
     fail(`--max-model-len ${requestedLen} exceeds the model's max_position_embeddings (${config.maxPositions})`, lenArg?.at, `use at most ${config.maxPositions}`);
   const maxModelLen = requestedLen > 0 ? requestedLen : config.maxPositions;
 
-  return { emulation, attention, precision, kvDtype, pageSize, maxModelLen, seed: Number(args.get('seed')?.value ?? 0), notes };
+  const kvSkipLayers = skippedLayers(args.get('kv_cache_dtype_skip_layers'), config, kvDtype, notes);
+  return { emulation, attention, precision, kvDtype, kvSkipLayers, pageSize, maxModelLen, seed: Number(args.get('seed')?.value ?? 0), notes };
+}
+
+/**
+ * vLLM's --kv-cache-dtype-skip-layers: layer indices, or "sliding_window" for every sliding-window
+ * layer (vllm/model_executor/layers/attention/attention.py gives such a layer kv_cache_dtype "auto").
+ */
+function skippedLayers(arg: ArgValue | undefined, config: ModelConfig, kvDtype: KvDtype, notes: string[]): number[] {
+  if (!arg) return [];
+  const items = Array.isArray(arg.value) ? arg.value.map(String) : String(arg.value).split(/[\s,]+/).filter(Boolean);
+  const layers = new Set<number>();
+  for (const item of items) {
+    if (item === 'sliding_window') config.layerTypes.forEach((t, l) => t === 'sliding' && layers.add(l));
+    else if (/^\d+$/.test(item) && Number(item) < config.layerTypes.length) layers.add(Number(item));
+    else fail(`--kv-cache-dtype-skip-layers ${item} is neither a layer index nor sliding_window`, arg.at, `use layer indices 0–${config.layerTypes.length - 1} or sliding_window`);
+  }
+  if (kvDtype !== 'fp8_e4m3') notes.push(`--kv-cache-dtype-skip-layers has no effect: the KV cache is ${kvDtype}, not quantized`);
+  else notes.push(`--kv-cache-dtype-skip-layers: layers ${[...layers].sort((a, b) => a - b).join(', ')} keep an unquantized KV cache`);
+  return [...layers].sort((a, b) => a - b);
 }

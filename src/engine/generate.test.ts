@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine } from './engine.js';
 import { computeLogits, generate } from './generate.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 import { argmax, GREEDY } from './sampling.js';
 
 const model = randomModel(tinyConfig(), { seed: 4, std: 0.08 });

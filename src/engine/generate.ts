@@ -4,7 +4,7 @@
  * golden check (fp32 weights math, fp32 KV, reference attention).
  */
 import { createRng } from '../core/rng.js';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine } from './engine.js';
 import type { Model } from './model.js';
 import { logSoftmax, sample, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isUserError } from '../core/errors.js';
 import { loadModel } from './load-model.js';
-import { configJson, randomModel, tinyConfig, writeModelDir } from './random-init.js';
+import { configJson, randomModel, tinyConfig, writeModelDir } from './testing/random-init.js';
 
 function withDir(fn: (dir: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-engine-'));

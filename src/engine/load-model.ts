@@ -2,7 +2,7 @@
  * loadModel(dir): config.json + safetensors checkpoint (one file or sharded with an HF index)
  * → Model. Weights are widened to Float32Array once here (BF16 → float32 is exact).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { openCheckpoint } from '../tensors/safetensors-index.js';
@@ -15,6 +15,9 @@ const FLOAT_DTYPES = new Set(['F32', 'BF16', 'F16', 'F64']);
 
 export function readModelConfig(dir: string) {
   const file = join(dir, 'config.json');
+  const hint = 'pass a model directory (config.json + safetensors), e.g. --model models/tiny-swa';
+  if (!existsSync(dir)) throw new UserError(`model directory ${dir} does not exist`, { code: 'E_MODEL', hint });
+  if (!statSync(dir).isDirectory()) throw new UserError(`${dir} is a file, not a model directory`, { code: 'E_MODEL', hint });
   if (!existsSync(file))
     throw new UserError(`${dir} has no config.json`, { code: 'E_MODEL', hint: 'pass a model directory (config.json + safetensors), e.g. --model models/tiny-swa' });
   const text = readFileSync(file, 'utf8');

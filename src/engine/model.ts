@@ -17,7 +17,7 @@ import { roundToBf16 } from '../numerics/bf16.js';
 import { ropeThetaFor, type ModelConfig } from './config.js';
 import type { KvCache } from './kv-cache/cache.js';
 import { addInPlace, applyRope, buildRopeTable, geglu, gegluBf16, matmul as jsMatmul, rmsNorm, roundBf16, softcap, type MatmulFn, type RopeTable } from './ops.js';
-import type { MtpWeights, Weights } from './weights.js';
+import type { LayerWeights, MtpWeights, Weights } from './weights.js';
 
 export type Precision = 'fp32' | 'bf16';
 
@@ -49,12 +49,13 @@ export interface RunBuffers {
   gate: Float32Array; // [I]
   up: Float32Array; // [I]
   logits: Float32Array; // [V]
+  pair: Float32Array; // [2d] the MTP head's [hnorm(h) ‖ enorm(e)]
 }
 
 /** Floats per row of each scratch array. */
 export function runBufferWidths(c: ModelConfig): Record<keyof RunBuffers, number> {
   const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V } = c;
-  return { x: d, xb: d, xb2: d, q: hq * hd, k: hkv * hd, v: hkv * hd, att: hq * hd, gate: I, up: I, logits: V };
+  return { x: d, xb: d, xb2: d, q: hq * hd, k: hkv * hd, v: hkv * hd, att: hq * hd, gate: I, up: I, logits: V, pair: 2 * d };
 }
 
 /** Scratch arrays for a fixed number of rows living in the matmul kernel's memory (no copies around it). */
@@ -80,6 +81,7 @@ export class RunState implements RunBuffers {
   gate: Float32Array = new Float32Array(0);
   up: Float32Array = new Float32Array(0);
   logits: Float32Array = new Float32Array(0);
+  pair: Float32Array = new Float32Array(0);
   private heap: RunBuffers | null = null;
   private heapRows = 0;
 
@@ -102,24 +104,120 @@ export class RunState implements RunBuffers {
 
   private use(b: RunBuffers, rows: number): void {
     if (this.x === b.x) return;
-    ({ x: this.x, xb: this.xb, xb2: this.xb2, q: this.q, k: this.k, v: this.v, att: this.att, gate: this.gate, up: this.up, logits: this.logits } = b);
+    ({ x: this.x, xb: this.xb, xb2: this.xb2, q: this.q, k: this.k, v: this.v, att: this.att, gate: this.gate, up: this.up, logits: this.logits, pair: this.pair } = b);
     this.rows = rows;
   }
 }
 
-/** RoPE tables per base, built once per (model, precision). */
-export function buildRopeTables(c: ModelConfig, precision: Precision): Map<number, RopeTable> {
-  const tables = new Map<number, RopeTable>();
-  for (let l = 0; l < c.numLayers; l++) {
+/** The RoPE table of every layer (one per base, shared), built once per (model, precision). */
+export function buildRopeTables(c: ModelConfig, precision: Precision): RopeTable[] {
+  const byTheta = new Map<number, RopeTable>();
+  return Array.from({ length: c.numLayers }, (_, l) => {
     const theta = ropeThetaFor(c, l);
-    if (!tables.has(theta)) tables.set(theta, buildRopeTable(theta, c.headDim, c.maxPositions, precision === 'bf16'));
-  }
-  return tables;
+    if (!byTheta.has(theta)) byTheta.set(theta, buildRopeTable(theta, c.headDim, c.maxPositions, precision === 'bf16'));
+    return byTheta.get(theta)!;
+  });
 }
 
 export interface ForwardOutput {
   logits: Float32Array; // [rows, V]
   hidden: Float32Array; // [rows, d] residual stream after the last layer, before the final norm (MTP input)
+}
+
+/** How a precision stores a tensor between kernels (bf16: RNE rounding of the first `len` values). */
+interface Storage {
+  store(a: Float32Array, len: number): void;
+  /** GeGLU on a stored gate (bf16: from the table of BF16 gates, ops.gegluBf16). */
+  geglu(gate: Float32Array, up: Float32Array, len: number): void;
+  /** √d as the model dtype holds it (Gemma casts the scale to the weight dtype). */
+  embedScale(d: number): number;
+}
+
+function storage(precision: Precision): Storage {
+  if (precision === 'bf16') return { store: roundBf16, geglu: gegluBf16, embedScale: (d) => roundToBf16(Math.sqrt(d)) };
+  return { store: () => {}, geglu, embedScale: (d) => Math.fround(Math.sqrt(d)) };
+}
+
+/** The weights of a GeGLU MLP block with its two norms (a decoder layer's and the MTP head's). */
+type MlpWeights = Pick<LayerWeights, 'preFfnNorm' | 'wGate' | 'wUp' | 'wDown' | 'postFfnNorm'>;
+
+/** x[r] = embed[token r] · √d for n rows. */
+function embed(model: Model, s: RunState, tokens: ArrayLike<number>, n: number, st: Storage): void {
+  const d = model.config.hiddenSize;
+  const scale = st.embedScale(d);
+  for (let r = 0; r < n; r++) {
+    const e = tokens[r] * d;
+    for (let i = 0; i < d; i++) s.x[r * d + i] = model.weights.embed[e + i] * scale;
+  }
+  st.store(s.x, n * d);
+}
+
+/** The MLP block on s.x: x = x + post_ffw_norm(down(gelu_tanh(gate(m)) · up(m))), m = pre_ffw_norm(x). */
+function mlpBlock(c: ModelConfig, s: RunState, w: MlpWeights, n: number, st: Storage): void {
+  const { hiddenSize: d, intermediateSize: I, rmsNormEps: eps } = c;
+  rmsNorm(s.xb, s.x, w.preFfnNorm, n, d, eps);
+  st.store(s.xb, n * d);
+  s.matmul(s.gate, s.xb, w.wGate, n, d, I);
+  s.matmul(s.up, s.xb, w.wUp, n, d, I);
+  st.store(s.gate, n * I);
+  st.store(s.up, n * I);
+  st.geglu(s.gate, s.up, n * I);
+  st.store(s.gate, n * I);
+  s.matmul(s.xb2, s.gate, w.wDown, n, I, d);
+  st.store(s.xb2, n * d);
+  rmsNorm(s.xb2, s.xb2, w.postFfnNorm, n, d, eps);
+  st.store(s.xb2, n * d);
+  addInPlace(s.x, s.xb2, n * d);
+  st.store(s.x, n * d);
+}
+
+/** The attention block on s.x: x = x + post_attn_norm(o_proj(attn(rope(qk_norm(qkv(input_norm(x))))))), K/V written first. */
+function attentionBlock(model: Model, s: RunState, l: number, batch: ForwardBatch, kv: KvCache, attend: AttendFn, rope: readonly RopeTable[], st: Storage): void {
+  const c = model.config;
+  const lw = model.weights.layers[l];
+  const n = batch.rows;
+  const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, rmsNormEps: eps } = c;
+  rmsNorm(s.xb, s.x, lw.inputNorm, n, d, eps);
+  st.store(s.xb, n * d);
+  s.matmul(s.q, s.xb, lw.wq, n, d, hq * hd);
+  s.matmul(s.k, s.xb, lw.wk, n, d, hkv * hd);
+  s.matmul(s.v, s.xb, lw.wv, n, d, hkv * hd);
+  st.store(s.q, n * hq * hd);
+  st.store(s.k, n * hkv * hd);
+  st.store(s.v, n * hkv * hd);
+  rmsNorm(s.q, s.q, lw.qNorm, n * hq, hd, eps); // QK-norm per head, before RoPE
+  rmsNorm(s.k, s.k, lw.kNorm, n * hkv, hd, eps);
+  st.store(s.q, n * hq * hd);
+  st.store(s.k, n * hkv * hd);
+  const table = rope[l];
+  applyRope(s.q, batch.positions, n, hq, table);
+  applyRope(s.k, batch.positions, n, hkv, table);
+  st.store(s.q, n * hq * hd);
+  st.store(s.k, n * hkv * hd);
+  for (let r = 0; r < n; r++) kv.write(l, batch.seqIds[r], batch.positions[r], s.k, r * hkv * hd, s.v, r * hkv * hd);
+  attend(l, s.q, s.att);
+  st.store(s.att, n * hq * hd);
+  s.matmul(s.xb2, s.att, lw.wo, n, hq * hd, d);
+  st.store(s.xb2, n * d);
+  rmsNorm(s.xb2, s.xb2, lw.postAttnNorm, n, d, eps);
+  st.store(s.xb2, n * d);
+  addInPlace(s.x, s.xb2, n * d);
+  st.store(s.x, n * d);
+}
+
+/** logits [n, V] = softcap(norm(x) · embedᵀ) (tied head, no √d), each stored as the precision stores it. */
+function outputHead(model: Model, s: RunState, norm: Float32Array, n: number, st: Storage): Float32Array {
+  const { hiddenSize: d, vocabSize: V, rmsNormEps: eps, finalLogitSoftcap: cap } = model.config;
+  rmsNorm(s.xb, s.x, norm, n, d, eps);
+  st.store(s.xb, n * d);
+  const logits = new Float32Array(n * V);
+  s.matmul(logits, s.xb, model.weights.embed, n, d, V);
+  st.store(logits, n * V);
+  if (cap !== null) {
+    softcap(logits, cap, n * V);
+    st.store(logits, n * V);
+  }
+  return logits;
 }
 
 /**
@@ -133,91 +231,26 @@ export function forward(
   batch: ForwardBatch,
   kv: KvCache,
   attend: AttendFn,
-  rope: Map<number, RopeTable>,
+  rope: readonly RopeTable[],
   precision: Precision,
 ): ForwardOutput {
-  const { config: c, weights: w } = model;
+  const st = storage(precision);
   const n = batch.rows;
-  const { hiddenSize: d, numHeads: hq, numKvHeads: hkv, headDim: hd, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = c;
-  const store = precision === 'bf16' ? (a: Float32Array, len: number) => roundBf16(a, len) : () => {};
-  // the gate is stored as BF16 before the activation in bf16 mode: a table lookup gives the same activation
-  const gegluStored = precision === 'bf16' ? gegluBf16 : geglu;
   s.ensure(n);
-  const matmul = s.matmul;
-
-  // embedding · √d (the scale itself is cast to the model dtype first, as in Gemma)
-  const scale = precision === 'bf16' ? roundToBf16(Math.sqrt(d)) : Math.fround(Math.sqrt(d));
-  for (let r = 0; r < n; r++) {
-    const e = batch.tokens[r] * d;
-    for (let i = 0; i < d; i++) s.x[r * d + i] = w.embed[e + i] * scale;
+  embed(model, s, batch.tokens, n, st);
+  for (let l = 0; l < model.config.numLayers; l++) {
+    attentionBlock(model, s, l, batch, kv, attend, rope, st);
+    mlpBlock(model.config, s, model.weights.layers[l], n, st);
   }
-  store(s.x, n * d);
-
-  for (let l = 0; l < c.numLayers; l++) {
-    const lw = w.layers[l];
-    // attention block: h = x + post_attn_norm(o_proj(attn(input_norm(x))))
-    rmsNorm(s.xb, s.x, lw.inputNorm, n, d, eps);
-    store(s.xb, n * d);
-    matmul(s.q, s.xb, lw.wq, n, d, hq * hd);
-    matmul(s.k, s.xb, lw.wk, n, d, hkv * hd);
-    matmul(s.v, s.xb, lw.wv, n, d, hkv * hd);
-    store(s.q, n * hq * hd);
-    store(s.k, n * hkv * hd);
-    store(s.v, n * hkv * hd);
-    rmsNorm(s.q, s.q, lw.qNorm, n * hq, hd, eps); // QK-norm per head, before RoPE
-    rmsNorm(s.k, s.k, lw.kNorm, n * hkv, hd, eps);
-    store(s.q, n * hq * hd);
-    store(s.k, n * hkv * hd);
-    const table = rope.get(ropeThetaFor(c, l))!;
-    applyRope(s.q, batch.positions, n, hq, table);
-    applyRope(s.k, batch.positions, n, hkv, table);
-    store(s.q, n * hq * hd);
-    store(s.k, n * hkv * hd);
-    for (let r = 0; r < n; r++) kv.write(l, batch.seqIds[r], batch.positions[r], s.k, r * hkv * hd, s.v, r * hkv * hd);
-    attend(l, s.q, s.att);
-    store(s.att, n * hq * hd);
-    matmul(s.xb2, s.att, lw.wo, n, hq * hd, d);
-    store(s.xb2, n * d);
-    rmsNorm(s.xb2, s.xb2, lw.postAttnNorm, n, d, eps);
-    store(s.xb2, n * d);
-    addInPlace(s.x, s.xb2, n * d);
-    store(s.x, n * d);
-
-    // MLP block: out = h + post_ffw_norm(down(gelu_tanh(gate(m)) · up(m))), m = pre_ffw_norm(h)
-    rmsNorm(s.xb, s.x, lw.preFfnNorm, n, d, eps);
-    store(s.xb, n * d);
-    matmul(s.gate, s.xb, lw.wGate, n, d, I);
-    matmul(s.up, s.xb, lw.wUp, n, d, I);
-    store(s.gate, n * I);
-    store(s.up, n * I);
-    gegluStored(s.gate, s.up, n * I);
-    store(s.gate, n * I);
-    matmul(s.xb2, s.gate, lw.wDown, n, I, d);
-    store(s.xb2, n * d);
-    rmsNorm(s.xb2, s.xb2, lw.postFfnNorm, n, d, eps);
-    store(s.xb2, n * d);
-    addInPlace(s.x, s.xb2, n * d);
-    store(s.x, n * d);
-  }
-
-  const hidden = s.x.slice(0, n * d);
-  // final norm, tied output head (no √d), optional soft-cap
-  rmsNorm(s.xb, s.x, w.finalNorm, n, d, eps);
-  store(s.xb, n * d);
-  const logits = new Float32Array(n * V);
-  matmul(logits, s.xb, w.embed, n, d, V);
-  store(logits, n * V);
-  if (c.finalLogitSoftcap !== null) {
-    softcap(logits, c.finalLogitSoftcap, n * V);
-    store(logits, n * V);
-  }
-  return { logits, hidden };
+  const hidden = s.x.slice(0, n * model.config.hiddenSize);
+  return { logits: outputHead(model, s, model.weights.finalNorm, n, st), hidden };
 }
 
 /**
  * One MTP draft step (docs/model-format.md): from the main model's hidden state h_t (before the
  * final norm) and token t+1, the logits for token t+2 and g, which stands in for h_{t+1} when
- * chaining the next draft. No attention, no cache. h: [d].
+ * chaining the next draft. No attention, no cache. h: [d]. The MLP block and the output head are
+ * the forward's, on the same scratch buffers.
  */
 export function mtpStep(
   model: Model,
@@ -225,45 +258,19 @@ export function mtpStep(
   h: Float32Array,
   nextToken: number,
   precision: Precision,
-  matmul: MatmulFn = jsMatmul,
+  s: RunState = new RunState(model.config),
 ): { logits: Float32Array; g: Float32Array } {
-  const { hiddenSize: d, intermediateSize: I, vocabSize: V, rmsNormEps: eps } = model.config;
-  const store = precision === 'bf16' ? (a: Float32Array) => roundBf16(a, a.length) : () => {};
-  const gegluStored = precision === 'bf16' ? gegluBf16 : geglu;
-  const scale = precision === 'bf16' ? roundToBf16(Math.sqrt(d)) : Math.fround(Math.sqrt(d));
-  const e = new Float32Array(d);
-  for (let i = 0; i < d; i++) e[i] = model.weights.embed[nextToken * d + i] * scale;
-  store(e);
-  const cat = new Float32Array(2 * d); // [hnorm(h) ‖ enorm(e)]
-  rmsNorm(cat.subarray(0, d), h, mtp.hnorm, 1, d, eps);
-  rmsNorm(cat.subarray(d), e, mtp.enorm, 1, d, eps);
-  store(cat);
-  const u = new Float32Array(d);
-  matmul(u, cat, mtp.ehProj, 1, 2 * d, d);
-  store(u);
-  const m = new Float32Array(d);
-  rmsNorm(m, u, mtp.preFfnNorm, 1, d, eps);
-  store(m);
-  const gate = new Float32Array(I), up = new Float32Array(I);
-  matmul(gate, m, mtp.wGate, 1, d, I);
-  matmul(up, m, mtp.wUp, 1, d, I);
-  store(gate);
-  store(up);
-  gegluStored(gate, up, I);
-  store(gate);
-  const g = new Float32Array(d);
-  matmul(g, gate, mtp.wDown, 1, I, d);
-  store(g);
-  rmsNorm(g, g, mtp.postFfnNorm, 1, d, eps);
-  store(g);
-  addInPlace(g, u, d);
-  store(g);
-  const normed = new Float32Array(d);
-  rmsNorm(normed, g, mtp.norm, 1, d, eps);
-  store(normed);
-  const logits = new Float32Array(V);
-  matmul(logits, normed, model.weights.embed, 1, d, V);
-  store(logits);
-  if (model.config.finalLogitSoftcap !== null) softcap(logits, model.config.finalLogitSoftcap, V);
-  return { logits, g };
+  const st = storage(precision);
+  const { hiddenSize: d, rmsNormEps: eps } = model.config;
+  s.ensure(1);
+  embed(model, s, [nextToken], 1, st);
+  // u = eh_proj([hnorm(h) ‖ enorm(e)]) is the block's residual stream
+  rmsNorm(s.pair, h, mtp.hnorm, 1, d, eps);
+  rmsNorm(s.pair.subarray(d), s.x, mtp.enorm, 1, d, eps);
+  st.store(s.pair, 2 * d);
+  s.matmul(s.x, s.pair, mtp.ehProj, 1, 2 * d, d);
+  st.store(s.x, d);
+  mlpBlock(model.config, s, mtp, 1, st);
+  const g = s.x.slice(0, d);
+  return { logits: outputHead(model, s, mtp.norm, 1, st), g };
 }

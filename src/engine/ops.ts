@@ -5,6 +5,9 @@
  * (see `Precision` in model.ts and engine/README.md for where).
  */
 import { roundToBf16 } from '../numerics/bf16.js';
+import { nativeKernels } from './native.js';
+
+const native = nativeKernels();
 
 /**
  * out[n, O] = x[n, D] · w[O, D]ᵀ (torch Linear, weight [out, in]).
@@ -149,9 +152,15 @@ export function softcap(x: Float32Array, cap: number, len: number): void {
 /**
  * Round the first len values to BF16 in place (where a BF16 serving stack stores a tensor): the same
  * RNE as numerics/bf16.ts roundToBf16, done on the float32 bits through a Uint32 view of the same
- * memory (an integer add and mask per element; NaN → the canonical quiet NaN).
+ * memory (an integer add and mask per element; NaN → the canonical quiet NaN). Long arrays go to the
+ * native addon where it is built (the same bits, vectorized).
  */
 export function roundBf16(x: Float32Array, len: number): void {
+  if (len >= 64 && native) return native.roundBf16(x, len);
+  roundBf16Js(x, len);
+}
+
+export function roundBf16Js(x: Float32Array, len: number): void {
   const u = new Uint32Array(x.buffer, x.byteOffset, len);
   for (let i = 0; i < len; i++) {
     const b = u[i];

@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createBackend, presetSettings } from './emulate.js';
 import { Engine } from './engine.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 import { GREEDY } from './sampling.js';
 import { NO_PENALTIES, PenaltyHistory, penaltyProblem, type PenaltyParams } from './sampling-penalties.js';
 import type { LogprobsMode } from './processed-logprobs.js';
 import { Scheduler } from './scheduler.js';
 import type { EmittedToken } from './sequence.js';
-import { specConfig, type SpecConfig } from './spec/config.js';
+import { specConfig, type SpecConfig } from './speculative/config.js';
 
 test('repetition on prompt ∪ output (divide positive, multiply negative), then frequency and presence on the output only', () => {
   const h = new PenaltyHistory([0, 1]);

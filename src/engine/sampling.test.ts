@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { argmax, logSoftmax, sample, topLogprobs, GREEDY } from './sampling.js';
+import { createRng } from '../core/rng.js';
+import { argmax, createRowSampler, distribution, logSoftmax, sample, topLogprobs, GREEDY } from './sampling.js';
 
 const logits = Float32Array.from([1, 3, 3, 0, 2]);
 
@@ -38,4 +39,29 @@ test('top-k and top-p restrict the candidates; frequencies follow the renormalis
   for (let i = 0; i < N; i++) counts[sample(logits, { temperature: 2, topK: 0, topP: 1 }, (i + 0.5) / N)]++;
   const want = Array.from(logSoftmax(logits.map((x) => x / 2)), Math.exp);
   counts.forEach((c, i) => assert.ok(Math.abs(c / N - want[i]) < 1e-3, `token ${i}`));
+});
+
+test('masked tokens (−∞) are no candidates: never drawn for any u, never a top-k place; NaN neither', () => {
+  const masked = Float32Array.from([2, -Infinity, 1, -Infinity, 0.5, NaN]);
+  assert.deepEqual(distribution(masked, { temperature: 1, topK: 2, topP: 1 }).ids, [0, 2]);
+  assert.deepEqual(distribution(masked, { temperature: 1, topK: 10, topP: 1 }).ids, [0, 2, 4], 'top-k larger than the candidates keeps only candidates');
+  const seen = new Set<number>();
+  for (let i = 0; i < 1000; i++) seen.add(sample(masked, { temperature: 3, topK: 0, topP: 1 }, i / 1000));
+  seen.add(sample(masked, { temperature: 3, topK: 0, topP: 1 }, 1 - Number.EPSILON));
+  assert.deepEqual([...seen].sort(), [0, 2, 4]);
+  assert.throws(() => sample(Float32Array.from([-Infinity, -Infinity]), { temperature: 1, topK: 0, topP: 1 }, 0.5), /every logit is −∞/);
+});
+
+test('one truncation for every sampled choice: a draft masked by min_tokens is rejected without a draw, and its replacement is never masked', () => {
+  const logits = Float32Array.from([1, 1.5, 3, 0]);
+  const sampling = { temperature: 1, topK: 0, topP: 1 };
+  const rng = createRng(3);
+  const rs = createRowSampler({ sampling, rng, minTokens: 2, stopIds: [2] });
+  assert.equal(rs.accept(logits, 0, 2), false, 'the stop token cannot be accepted before min_tokens');
+  assert.equal(rng.next(), createRng(3).next(), 'and no random number was used for it');
+  for (let i = 0; i < 50; i++) assert.notEqual(rs.recover(logits, 1, 0), 2);
+  for (let i = 0; i < 50; i++) assert.notEqual(rs.pick(logits, 0), 2);
+  // from min_tokens on the stop token is an ordinary candidate again
+  const late = new Set(Array.from({ length: 200 }, () => rs.pick(logits, 2)));
+  assert.ok(late.has(2));
 });

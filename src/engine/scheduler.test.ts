@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine } from './engine.js';
 import { generate } from './generate.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 import { GREEDY } from './sampling.js';
 import { Scheduler } from './scheduler.js';
 import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from './sequence.js';
-import { specConfig, type SpecConfig } from './spec/config.js';
+import { specConfig, type SpecConfig } from './speculative/config.js';
 
 const model = randomModel(tinyConfig(), { seed: 3, std: 0.08 });
 const engine = (k = 0, numBlocks?: number) =>
@@ -42,7 +42,7 @@ describe('continuous batching', () => {
         assert.deepEqual(got.tokens.map((t) => t.id), plain(p, n));
         assert.deepEqual(got.finish, { reason: 'length' });
       }
-      assert.equal(s.engine.cache.length(1), 0, 'finished sequences are released');
+      assert.equal(s.engine.length(1), 0, 'finished sequences are released');
     });
 
   test('abort: the sequence stops at the next step with reason "abort" and its cache is freed', () => {

@@ -17,9 +17,9 @@
  * arrival order up to `maxNumSeqs`. The scheduler is synchronous: an async driver (the server)
  * calls step() in a loop and yields to the event loop between steps.
  */
-import type { Engine } from './engine.js';
+import type { StepEngine } from './step-engine.js';
 import { Sequence, type Finish, type SequenceRequest, type SequenceSink } from './sequence.js';
-import type { SpecConfig } from './spec/config.js';
+import type { SpecConfig } from './speculative/config.js';
 
 export interface SchedulerOptions {
   spec: SpecConfig | null;
@@ -55,8 +55,6 @@ export interface SequenceHandle {
 export class Scheduler {
   private readonly waiting: Sequence[] = [];
   private readonly running: Sequence[] = [];
-  /** Next-step tokens computed ahead for a prefetch (prefetchNext). */
-  private readonly prepared = new Map<Sequence, number[]>();
   private nextId = 1;
   readonly counters: SchedulerCounters = {
     steps: 0,
@@ -69,12 +67,11 @@ export class Scheduler {
   };
 
   constructor(
-    readonly engine: Engine,
+    readonly engine: StepEngine,
     readonly options: SchedulerOptions,
   ) {
     const k = options.spec?.numSpeculativeTokens ?? 0;
-    if ((engine.options.numSpeculativeTokens ?? 0) !== k)
-      throw new RangeError(`the engine was built for ${engine.options.numSpeculativeTokens ?? 0} speculative tokens, the scheduler for ${k}`);
+    if (engine.numSpeculativeTokens !== k) throw new RangeError(`the engine was built for ${engine.numSpeculativeTokens} speculative tokens, the scheduler for ${k}`);
     const budget = options.maxNumBatchedTokens;
     if (budget !== undefined && !(Number.isInteger(budget) && budget >= 1)) throw new RangeError(`maxNumBatchedTokens must be a whole number ≥ 1, got ${budget}`);
     if (budget !== undefined && options.chunkedPrefill === false && budget < options.maxModelLen)
@@ -86,25 +83,20 @@ export class Scheduler {
   }
 
   /**
-   * The next step's sequences (in running order) and their tokens, within the token budget: running
-   * sequences that decode first, then those still prefilling, then waiting ones admitted. Tokens a
-   * prefetch prepared are kept when they fit. `admit` false: a prefetch's plan (nothing admitted, no
-   * step begun).
+   * Begins the next step: its sequences (in running order) and their tokens, within the token budget —
+   * running sequences that decode first, then those still prefilling, then waiting ones admitted.
    */
-  private plan(admit: boolean): { seqs: Sequence[]; tokens: number[][] } {
+  private beginStep(): { seqs: Sequence[]; tokens: number[][] } {
     let left = this.budget;
     const chosen = new Map<Sequence, number[]>();
     const take = (s: Sequence) => {
-      const prepared = this.prepared.get(s);
-      this.prepared.delete(s);
-      if (admit) s.beginStep(this.engine.length(s.id));
-      const t = prepared && prepared.length <= left ? prepared : s.nextStep(this.engine, left);
+      s.beginStep(this.engine.length(s.id));
+      const t = s.nextStep(this.engine, left);
       chosen.set(s, t);
       left -= t.length;
     };
-    for (const decoding of [true, false])
-      for (const s of this.running) if (s.prefilled === decoding && left > 0) take(s);
-    while (admit && this.waiting.length && this.running.length < this.options.maxNumSeqs && left > 0) {
+    for (const decoding of [true, false]) for (const s of this.running) if (s.prefilled === decoding && left > 0) take(s);
+    while (this.waiting.length && this.running.length < this.options.maxNumSeqs && left > 0) {
       if (this.options.chunkedPrefill === false && this.waiting[0].prefillLeft > left) break; // the prompt waits until it fits whole
       const s = this.waiting.shift()!;
       this.running.push(s);
@@ -156,7 +148,7 @@ export class Scheduler {
   /** One engine step over every running sequence. Returns false when there was nothing to do. */
   step(): boolean {
     this.reap();
-    const { seqs, tokens } = this.plan(true);
+    const { seqs, tokens } = this.beginStep();
     if (!seqs.length) return false;
     const batch = seqs.map((s, i) => ({ seqId: s.id, tokens: tokens[i] }));
     let results;
@@ -184,20 +176,7 @@ export class Scheduler {
       this.counters.specAcceptedTokens += s.spec.acceptedTokens - spec.acceptedTokens;
     });
     this.reap();
-    this.prefetchNext();
     return true;
-  }
-
-  /**
-   * With a two-thread engine: the next step's tokens of every running sequence are known now, so the
-   * engine's worker can start its part while the caller serves clients (engine.ts prefetch). The
-   * tokens are kept for that step; a sequence that is aborted meanwhile just drops them.
-   */
-  private prefetchNext(): void {
-    if (!this.engine.prefetches || !this.running.length) return;
-    const { seqs, tokens } = this.plan(false);
-    seqs.forEach((s, i) => this.prepared.set(s, tokens[i]));
-    this.engine.prefetch(seqs.map((s, i) => ({ seqId: s.id, tokens: tokens[i] })));
   }
 
   /** Runs steps until every submitted sequence has finished (tests, benchmarks). */
@@ -213,7 +192,6 @@ export class Scheduler {
         if (s.abortRequested && !s.finished) s.finished = s.abortFinish ?? { reason: 'abort' };
         if (!s.finished) continue;
         list.splice(i, 1);
-        this.prepared.delete(s);
         this.engine.release(s.id);
         this.counters.finished[s.finished.reason]++;
         s.sink.onFinish(s.finished);

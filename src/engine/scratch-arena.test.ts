@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './attention/reference.js';
+import { createReferenceBackend } from './attention/reference-backend.js';
 import { Engine } from './engine.js';
-import { randomModel, tinyConfig } from './random-init.js';
+import { randomModel, tinyConfig } from './testing/random-init.js';
 
 const model = randomModel(tinyConfig(), { seed: 12, std: 0.08 });
 const engine = () => new Engine(model, { precision: 'bf16', kvDtype: 'bf16', pageSize: 16, cacheKind: 'paged', backend: createReferenceBackend() });

@@ -8,15 +8,14 @@
 import { createRng } from '../core/rng.js';
 import type { Model } from './model.js';
 import { processedRow, type LogprobsMode } from './processed-logprobs.js';
-import { createRowSampler } from './row-sampler.js';
 import { NO_PENALTIES, PenaltyHistory, isNeutral, type PenaltyParams } from './sampling-penalties.js';
-import { logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
-import type { SpecConfig } from './spec/config.js';
-import { proposeMtp, type MtpHead } from './spec/mtp.js';
-import { proposeNgram } from './spec/ngram.js';
-import { penaltiesDroppedIn } from './spec/penalties-dropped.js';
-import { SuffixTrie } from './spec/suffix.js';
-import { keptLength, verifyDrafts, type RowSampler } from './spec/verify.js';
+import { createRowSampler, logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
+import type { SpecConfig } from './speculative/config.js';
+import { proposeMtp, type MtpHead } from './speculative/mtp.js';
+import { proposeNgram } from './speculative/ngram.js';
+import { penaltiesDroppedIn } from './speculative/penalties-dropped.js';
+import { SuffixTrie } from './speculative/suffix.js';
+import { verifyDrafts, type RowSampler } from './speculative/verify.js';
 
 export interface SequenceRequest {
   promptIds: readonly number[];
@@ -122,7 +121,7 @@ export class Sequence {
     const penalize = (logits: Float32Array, outIndex: number) =>
       this.history.penalize(logits, penalties, this.drafts.slice(0, outIndex - this.output.length));
     this.unpenalized = createRowSampler(base);
-    this.sampler = isNeutral(penalties) ? this.unpenalized : createRowSampler({ ...base, penalize });
+    this.sampler = isNeutral(penalties) ? this.unpenalized : createRowSampler({ ...base, processors: [penalize] });
     this.trie = specConfig?.method === 'suffix' ? new SuffixTrie(specConfig.suffix.maxTreeDepth) : null;
     this.trie?.extend(this.tokens);
   }
@@ -182,8 +181,10 @@ export class Sequence {
       this.emit([id], (t) => row(rows - 1 + t));
       return this.cacheBefore + rows;
     }
+    // plain decode: the target's own choice; with drafts, verification (speculative/verify.ts) —
+    // without penalties under the specdec-penalties-dropped fault model
     const sampler = penaltiesDroppedIn(this.specConfig?.faultModel, this.drafts.length) ? this.unpenalized : this.sampler;
-    const verdict = verifyDrafts(row, this.drafts, sampler, this.output.length);
+    const verdict = this.drafts.length ? verifyDrafts(row, this.drafts, sampler, this.output.length) : { accepted: 0, tokens: [sampler.pick(row(0), this.output.length)] };
     if (this.drafts.length > 0) {
       this.spec.drafts++;
       this.spec.draftTokens += this.drafts.length;
@@ -191,7 +192,7 @@ export class Sequence {
     }
     this.hidden = hidden.slice(verdict.accepted * d, (verdict.accepted + 1) * d);
     this.emit(verdict.tokens, row);
-    return keptLength(this.cacheBefore, verdict.accepted);
+    return this.cacheBefore + 1 + verdict.accepted; // the KV of [last, accepted drafts]; the rejected ones are rolled back
   }
 
   /** Appends tokens one by one until a stop condition; reports them to the sink. */

@@ -11,7 +11,7 @@ import type { EngineOptions } from './engine.js';
 import type { Model } from './model.js';
 
 /** Engine options a worker can rebuild: everything but the backend object, which it builds from `attention`. */
-export type ShardEngineOptions = Omit<EngineOptions, 'backend' | 'parallel'>;
+export type ShardEngineOptions = Omit<EngineOptions, 'backend'>;
 
 /** Attention settings with the fault model by name (functions do not cross threads). */
 export type ShardAttention = Omit<AttentionSettings, 'faultModel'> & { faultModel: string | null };

@@ -1,5 +1,5 @@
 /**
- * Entry point of an engine worker thread (see shard-protocol.ts and worker-shard.ts): builds its own
+ * Entry point of an engine worker thread (see shard-protocol.ts and worker-engine.ts): builds its own
  * Engine from the init message, then runs each step it is sent — cache bookkeeping first, then the
  * forward with the phases the main thread decided — writes the results into the shared buffer and
  * signals. Every failure of a step is reported through the control words, never thrown, so the main
@@ -38,7 +38,7 @@ function runStep(m: StepMessage): void {
       if (op.kind === 'truncate') e.rollback(op.seqId, op.len);
       else e.release(op.seqId);
     }
-    const out = e.forwardPhased(m.requests, m.decode, m.qLenPerReq);
+    const out = e.forward(m.requests, { decode: m.decode, qLenPerReq: m.qLenPerReq });
     const { vocabSize: V, hiddenSize: d } = e.model.config;
     const rows = out.reduce((n, r) => n + r.rows, 0);
     if (results.length < resultFloats(rows, V, d)) throw new Error(`result buffer too small for ${rows} rows`);

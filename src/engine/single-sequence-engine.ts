@@ -14,6 +14,7 @@ export function singleSequenceEngine(model: Model, s: EngineSettings, o: { backe
   return new Engine(model, {
     precision: s.precision,
     kvDtype: s.kvDtype,
+    kvSkipLayers: s.kvSkipLayers,
     pageSize: s.pageSize,
     cacheKind: 'paged',
     numBlocks: Math.ceil(s.maxModelLen / s.pageSize) + 1,

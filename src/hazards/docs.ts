@@ -1,21 +1,71 @@
 /**
  * A hazard's documentation page, rendered from its data alone, so `lint --explain` works from an
  * installed dist/ and docs/hazards/FLnnn.md can be checked equal to it (scripts/gen-hazard-docs.ts).
- * Layout after ShellCheck's wiki pages: Problem, then what to do and why, then the exceptions.
+ * Layout after ShellCheck's wiki pages: Problem (and its mechanism), Conditions (and their limits),
+ * Example (a failing and a clean launch), Fix, Not a fix, References.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Hazard } from './hazard.js';
+import { changeText } from './change.js';
+import type { ExampleLaunch } from './examples/example-launch.js';
+import { modelPreset } from './examples/models.js';
+import type { Hazard, NonRemedy, Remedy } from './hazard.js';
 import { hazards } from './index.js';
 
 const confidenceText = {
   confirmed: 'confirmed (fixed upstream, or filed/acknowledged by the project’s maintainers)',
-  reported: 'reported (user reports with reproductions; no maintainer root cause)',
+  reported:
+    'reported (user reports with reproductions; no maintainer confirmation): lint reports it as a warning',
 } as const;
+
+const engineNames = { vllm: 'vLLM', sglang: 'SGLang' } as const;
 
 export function hazardDocFileName(h: Hazard): string {
   return `${h.id}.md`;
+}
+
+function facts(x: ExampleLaunch): string {
+  const parts = [
+    x.gpu && `GPU ${x.gpu}`,
+    x.model && `model ${modelPreset(x.model)?.label ?? x.model}`,
+    x.vllm && `vLLM ${x.vllm}`,
+    x.flashinfer && `flashinfer-python ${x.flashinfer}`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(' · ') : 'no GPU, model config or versions given';
+}
+
+function exampleSection(h: Hazard): string[] {
+  const { failing, clean } = h.examples;
+  const possibly = failing.possibly
+    ? ' Even this launch is only *possibly* affected: the record leaves a condition unknown (see Conditions).'
+    : '';
+  return [
+    '## Example',
+    '',
+    `A launch that fires ${h.id} (${facts(failing)}):`,
+    '',
+    '```sh',
+    failing.command,
+    '```',
+    '',
+    `The finding points at \`${failing.points}\`.${possibly}`,
+    '',
+    `A launch that does not (${facts(clean)}):`,
+    '',
+    '```sh',
+    clean.command,
+    '```',
+  ];
+}
+
+function changeLine(r: Remedy | NonRemedy): string {
+  const inferred = 'inferred' in r && r.inferred ? ' *(inferred, not a reported workaround)*' : '';
+  const avoids =
+    'avoidsBy' in r && r.avoidsBy
+      ? ` (lint stops reporting it only because \`${r.avoidsBy}\` no longer holds)`
+      : '';
+  return `- **${changeText(r)}** (\`${r.id}\`) — ${r.why}${inferred}${avoids}`;
 }
 
 export function renderHazardMarkdown(h: Hazard): string {
@@ -28,24 +78,38 @@ export function renderHazardMarkdown(h: Hazard): string {
     '',
     `**${capitalize(h.summary)}.**`,
     '',
+  );
+  if (h.confidence === 'reported')
+    push(
+      '> **Reported, not confirmed.** The public record has user reports but no maintainer confirmation or merged fix, so lint reports this hazard as a warning.',
+      '',
+    );
+  push(
     '| | |',
     '|---|---|',
+    `| Engines | ${h.engines.map((e) => engineNames[e]).join(', ')} |`,
     `| Severity | ${h.severity} |`,
     `| Confidence | ${confidenceText[h.confidence]} |`,
   );
   if (h.affected.vllm) push(`| Affected vLLM | ${h.affected.vllm} |`);
   if (h.affected.flashinfer) push(`| Affected FlashInfer | ${h.affected.flashinfer} |`);
-  push('', '## Problem', '', h.docs.problem, '', '## Conditions', '');
+  push('', '## Problem', '', h.docs.problem, '', '### Mechanism', '', h.mechanism, '', '## Conditions', '');
   push('All must hold. lint reports each one as met, not met, or unknown (a missing fact is never guessed);');
   push('when some are unknown and none is not met, the finding is a warning: "possibly affected".', '');
   h.conditions.forEach((c, i) => push(`${i + 1}. \`${c.name}\` — ${c.description}`));
-  push('', '## Mechanism', '', h.mechanism, '', '## Remedies', '');
-  push('Each one alone clears the hazard (a unit test applies it and checks).', '');
-  for (const r of h.remedies) push(`- **${r.change}** — ${r.why}`);
-  push('', '## Non-remedies', '');
+  if (h.docs.exceptions) push('', '### Limits', '', h.docs.exceptions);
+  push('', ...exampleSection(h));
+  push(
+    '',
+    '## Fix',
+    '',
+    'Each one alone clears the hazard: a table test applies it to the failing example and lints the result.',
+    '',
+  );
+  for (const r of h.remedies) push(changeLine(r));
+  push('', '## Not a fix', '');
   if (h.nonRemedies.length === 0) push('None on the public record.');
-  for (const r of h.nonRemedies) push(`- **${r.change}** — ${r.why}`);
-  if (h.docs.exceptions) push('', '## Exceptions and limits', '', h.docs.exceptions);
+  for (const r of h.nonRemedies) push(changeLine(r));
   push('', '## References', '');
   for (const r of h.references) push(`- [${r.title}](${r.url})`);
   push('');

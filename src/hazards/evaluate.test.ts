@@ -2,17 +2,23 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defineHazard, type Status } from './hazard.js';
 import { evaluateHazard, lintDeployments } from './evaluate.js';
-import { buildDeployment, canonicalOptions, H100, TEST_FILE } from './testing/deployment-builder.js';
+import {
+  buildDeployment,
+  canonicalOptions,
+  H100,
+  TEST_FILE,
+} from '../../test/helpers/hazards/deployment-builder.js';
 
 function hazardWith(statuses: Status[], locateAt = 'c0') {
   return defineHazard({
     id: 'FL900',
     alias: 'synthetic',
+    engines: ['vllm'],
     severity: 'error',
     summary: 'synthetic hazard',
     mechanism: 'm',
     affected: {},
-    confidence: 'reported',
+    confidence: 'confirmed',
     conditions: statuses.map((s, i) => ({
       name: `c${i}`,
       description: `condition ${i}`,
@@ -23,9 +29,13 @@ function hazardWith(statuses: Status[], locateAt = 'c0') {
       }),
     })),
     locateAt,
-    remedies: [{ change: 'x', why: 'y' }],
+    remedies: [{ id: 'x', change: { add: '--enforce-eager' }, why: 'y' }],
     nonRemedies: [],
     references: [{ title: 't', url: 'https://example.org' }],
+    examples: {
+      failing: { command: 'vllm serve m --enforce-eager', points: '--enforce-eager' },
+      clean: { command: 'vllm serve m' },
+    },
     docs: { problem: 'p' },
   });
 }
@@ -69,7 +79,7 @@ test('lintDeployments runs the whole catalog and orders findings by place', () =
     buildDeployment(canonicalOptions()),
     buildDeployment({ ...canonicalOptions(), gpu: H100 }),
   ]);
-  assert.ok(findings.some((f) => f.hazard.id === 'FL001' && f.severity === 'error'));
+  assert.ok(findings.some((f) => f.hazard.id === 'FL001' && !f.possibly));
   assert.equal(findings.filter((f) => f.hazard.id === 'FL001').length, 1, 'the H100 launch has no FL001');
   const keys = findings.map((f) => [f.location.file, f.location.line, f.location.column] as const);
   const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2]));

@@ -6,12 +6,15 @@
 import type { SourceLocation } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
 import type { EvaluatedCondition, Finding } from './finding.js';
-import type { Hazard } from './hazard.js';
+import { candidateValues, runtimeArgs, withArgValue } from '../deployment/runtime-candidates.js';
+import type { ArgValue } from '../deployment/vllm-parse-types.js';
+import type { Condition, ConditionResult, Hazard } from './hazard.js';
 import { hazards as catalog } from './index.js';
 
 export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition[] {
+  const runtime = runtimeArgs(d);
   return h.conditions.map((c) => {
-    const r = c.check(d);
+    const r = runtime.length ? checkOverRuntimeValues(c, d, runtime) : c.check(d);
     const out: EvaluatedCondition = {
       name: c.name,
       description: c.description,
@@ -23,7 +26,35 @@ export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition
   });
 }
 
+/**
+ * A condition over a launch with run-time values: checked with each value the argument could take
+ * (one argument at a time). The same answer for every value is the answer; different answers make
+ * the condition unknown, naming the value and what settles it.
+ */
+function checkOverRuntimeValues(c: Condition, d: Deployment, runtime: [string, ArgValue][]): ConditionResult {
+  const base = c.check(d);
+  let answer = base;
+  for (const [dest, arg] of runtime) {
+    const results = candidateValues(d, dest).map((v) => c.check(withArgValue(d, dest, v)));
+    const statuses = new Set(results.map((r) => r.status));
+    if (statuses.size === 1) {
+      const only = results[0];
+      if (only.status !== answer.status && answer === base) answer = only;
+      continue;
+    }
+    const rt = arg.runtime;
+    const settle = rt?.names.length ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})` : '';
+    return {
+      status: 'unknown',
+      detail: `depends on --${dest.replace(/_/g, '-')}, whose value ${rt?.text ?? ''} is known only when the launch runs${settle}`,
+      ...(arg.at ? { at: arg.at } : base.at ? { at: base.at } : {}),
+    };
+  }
+  return answer;
+}
+
 export function evaluateHazard(h: Hazard, d: Deployment): Finding | undefined {
+  if (!h.engines.includes(d.engine)) return undefined;
   const conditions = evaluateConditions(h, d);
   if (conditions.some((c) => c.status === 'not-met')) return undefined;
   const unknown = conditions.filter((c) => c.status === 'unknown');

@@ -5,16 +5,21 @@ import { defineHazard, type Hazard } from './hazard.js';
 const valid = (): Hazard => ({
   id: 'FL999',
   alias: 'test-hazard',
+  engines: ['vllm'],
   severity: 'error',
   summary: 's',
   mechanism: 'm',
   affected: {},
-  confidence: 'reported',
+  confidence: 'confirmed',
   conditions: [{ name: 'always', description: 'd', check: () => ({ status: 'met', detail: 'x' }) }],
   locateAt: 'always',
-  remedies: [{ change: 'c', why: 'w' }],
+  remedies: [{ id: 'c', change: { add: '--enforce-eager' }, why: 'w' }],
   nonRemedies: [],
   references: [{ title: 't', url: 'https://example.org/x' }],
+  examples: {
+    failing: { command: 'vllm serve m --enforce-eager', points: '--enforce-eager' },
+    clean: { command: 'vllm serve m' },
+  },
   docs: { problem: 'p' },
 });
 

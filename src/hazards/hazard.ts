@@ -9,8 +9,14 @@
  */
 import type { SourceLocation } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
+import { changeProblems, type LaunchChange } from './change.js';
+import type { VersionBounds } from './conditions/versions.js';
+import { modelPreset } from './examples/models.js';
+import { wordPosition, type ExampleLaunch, type HazardExamples } from './examples/example-launch.js';
 
 export type HazardId = `FL${number}`;
+export type Engine = 'vllm' | 'sglang';
+export const ENGINES: readonly Engine[] = ['vllm', 'sglang'];
 export type Severity = 'error' | 'warning';
 export type Status = 'met' | 'not-met' | 'unknown';
 
@@ -28,13 +34,30 @@ export interface Condition {
   /** What must hold, in words ("the model has sliding-window attention layers"). */
   description: string;
   check(d: Deployment): ConditionResult;
+  /** For a version condition: the bounds it checks, as data (`lint --catalog` lists them). */
+  versionBounds?: VersionBounds;
 }
 
-export interface Change {
-  /** The launch change, as an operator would make it ("drop --speculative-config"). */
-  change: string;
-  /** Why it does (or does not) clear the hazard. */
+/** A remedy: one change that clears the hazard (a table test applies it to the failing example). */
+export interface Remedy {
+  /** Stable kebab-case id: tests, JSON output and `--suggest` key on it, never on prose. */
+  id: string;
+  change: LaunchChange;
+  /** Why it does clear the hazard, as far as the record says. */
   why: string;
+  /** Words for the change when the generated ones (describeChange) would not say it well. */
+  label?: string;
+  /** Not a reported workaround: deduced from the mechanism or a passing control. */
+  inferred?: boolean;
+}
+
+/** A change people try that does not clear the hazard. */
+export interface NonRemedy extends Omit<Remedy, 'inferred'> {
+  /**
+   * lint stops reporting the hazard, but only because this condition stops holding at a price the
+   * `why` names (`--disable-sliding-window` caps the context to the window): not a fix.
+   */
+  avoidsBy?: string;
 }
 
 export interface Reference {
@@ -59,6 +82,9 @@ export interface HazardDocs {
 export interface Hazard {
   id: HazardId;
   alias: string;
+  /** The serving engines whose launches it applies to. */
+  engines: Engine[];
+  /** 'warning' whenever confidence is 'reported'. */
   severity: Severity;
   /** One line: the combination and its effect. Used as the finding message. */
   summary: string;
@@ -71,8 +97,9 @@ export interface Hazard {
   conditions: Condition[];
   /** The condition whose location a finding points at (the flag a user would change first). */
   locateAt: string;
-  remedies: Change[];
-  nonRemedies: Change[];
+  remedies: Remedy[];
+  nonRemedies: NonRemedy[];
+  examples: HazardExamples;
   references: Reference[];
   docs: HazardDocs;
 }
@@ -88,15 +115,44 @@ export function defineHazard(h: Hazard): Hazard {
   const problems: string[] = [];
   if (!idPattern.test(h.id)) problems.push(`id "${h.id}" is not FLnnn`);
   if (!aliasPattern.test(h.alias)) problems.push(`alias "${h.alias}" is not kebab-case`);
+  if (h.engines.length === 0 || h.engines.some((e) => !ENGINES.includes(e)))
+    problems.push('engines must name vllm and/or sglang');
+  if (h.confidence === 'reported' && h.severity !== 'warning')
+    problems.push('a reported (unconfirmed) hazard is a warning');
   if (h.conditions.length === 0) problems.push('no conditions');
   const names = h.conditions.map((c) => c.name);
   if (new Set(names).size !== names.length) problems.push('duplicate condition names');
   for (const n of names) if (!aliasPattern.test(n)) problems.push(`condition name "${n}" is not kebab-case`);
   if (!names.includes(h.locateAt)) problems.push(`locateAt "${h.locateAt}" names no condition`);
   if (h.remedies.length === 0) problems.push('no remedies');
+  problems.push(...changeListProblems(h, names));
+  problems.push(...exampleProblems(h.examples));
   if (h.references.length === 0) problems.push('no references');
   for (const r of h.references)
     if (!/^https:\/\//.test(r.url)) problems.push(`reference URL "${r.url}" is not https`);
   if (problems.length) throw new Error(`hazard ${h.id}: ${problems.join('; ')}`);
   return Object.freeze(h);
+}
+
+function changeListProblems(h: Hazard, conditionNames: string[]): string[] {
+  const problems: string[] = [];
+  const ids = [...h.remedies, ...h.nonRemedies].map((r) => r.id);
+  if (new Set(ids).size !== ids.length) problems.push('duplicate remedy / non-remedy ids');
+  for (const r of [...h.remedies, ...h.nonRemedies]) {
+    if (!aliasPattern.test(r.id)) problems.push(`remedy id "${r.id}" is not kebab-case`);
+    for (const p of changeProblems(r.change)) problems.push(`${r.id}: ${p}`);
+  }
+  for (const r of h.nonRemedies)
+    if (r.avoidsBy && !conditionNames.includes(r.avoidsBy))
+      problems.push(`${r.id}: avoidsBy "${r.avoidsBy}" names no condition`);
+  return problems;
+}
+
+function exampleProblems(e: HazardExamples): string[] {
+  const problems: string[] = [];
+  if (!wordPosition(e.failing.command, e.failing.points))
+    problems.push(`the failing example has no word "${e.failing.points}" to point at`);
+  for (const x of [e.failing, e.clean] as ExampleLaunch[])
+    if (x.model && !modelPreset(x.model)) problems.push(`example model "${x.model}" is no model preset`);
+  return problems;
 }

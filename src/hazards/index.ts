@@ -3,6 +3,7 @@
  * import time. Add a hazard by adding its file under catalog/ and one line here.
  */
 import type { Hazard } from './hazard.js';
+import { FL000 } from './catalog/FL000-flag-not-accepted.js';
 import { FL001 } from './catalog/FL001-swa-specdec-bf16q-fp8kv-trtllm.js';
 import { FL002 } from './catalog/FL002-bf16q-fp8kv-scale-bookkeeping.js';
 import { FL003 } from './catalog/FL003-trtllm-gen-multitoken-reduction-index.js';
@@ -19,6 +20,30 @@ import { FL013 } from './catalog/FL013-specdec-penalties-dropped.js';
 import { FL014 } from './catalog/FL014-hybrid-ngram-stale-recurrent-state.js';
 import { FL015 } from './catalog/FL015-noncg-wrapper-captured-in-graph.js';
 import { FL016 } from './catalog/FL016-mla-chunked-context-merge.js';
+import { FL017 } from './catalog/FL017-triton-swa-v-blocks-outside-window.js';
+import { FL018 } from './catalog/FL018-specdec-chunked-prefill-logprobs.js';
+import { FL019 } from './catalog/FL019-specdec-raw-logprobs-modified-logits.js';
+import { FL020 } from './catalog/FL020-mtp-sync-scheduling-stale-drafts.js';
+import { FL021 } from './catalog/FL021-mm-cache-hash-ignores-decode-options.js';
+import { FL022 } from './catalog/FL022-gdn-mtp-acceptance-collapse.js';
+import { FL023 } from './catalog/FL023-hybrid-prefix-cache-mtp-eagle-block.js';
+import { FL024 } from './catalog/FL024-hybrid-async-align-accepted-count-race.js';
+import { FL025 } from './catalog/FL025-fi-fp8kv-cudagraph-sm120.js';
+import { FL026 } from './catalog/FL026-fa3-fp8kv-long-context.js';
+import { FL027 } from './catalog/FL027-cascade-attention-a100.js';
+import { FL028 } from './catalog/FL028-lora-prefix-cache-name-collision.js';
+import { FL029 } from './catalog/FL029-lmcache-mp-lora-shared-salt.js';
+import { FL030 } from './catalog/FL030-lmcache-packed-kv-layout.js';
+import { FL031 } from './catalog/FL031-dsv4-spec-breakable-cudagraph.js';
+import { FL032 } from './catalog/FL032-mtp-dcp-full-cudagraph-mla.js';
+import { FL033 } from './catalog/FL033-hybrid-align-spec-kv-connector.js';
+import { FL034 } from './catalog/FL034-mtp-prompt-logprobs.js';
+import { FL035 } from './catalog/FL035-fp8-e5m2-kv-qwen-vl.js';
+import { FL036 } from './catalog/FL036-fi-sm120-native-q-scale.js';
+import { FL037 } from './catalog/FL037-nvfp4-kv-sm120-v-scale-swizzle.js';
+import { FL038 } from './catalog/FL038-nvfp4-kv-trtllm-b200.js';
+import { FL039 } from './catalog/FL039-kvcached-prefix-cache-swa.js';
+import { FL040 } from './catalog/FL040-ngram-tool-call-short-lookup.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
   const sorted = [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -34,6 +59,7 @@ function registry(list: Hazard[]): readonly Hazard[] {
 }
 
 export const hazards: readonly Hazard[] = registry([
+  FL000,
   FL001,
   FL002,
   FL003,
@@ -50,6 +76,30 @@ export const hazards: readonly Hazard[] = registry([
   FL014,
   FL015,
   FL016,
+  FL017,
+  FL018,
+  FL019,
+  FL020,
+  FL021,
+  FL022,
+  FL023,
+  FL024,
+  FL025,
+  FL026,
+  FL027,
+  FL028,
+  FL029,
+  FL030,
+  FL031,
+  FL032,
+  FL033,
+  FL034,
+  FL035,
+  FL036,
+  FL037,
+  FL038,
+  FL039,
+  FL040,
 ]);
 
 /** Finds a hazard by id (case-insensitive) or alias. */

@@ -2,6 +2,8 @@
  * One lint run, in process: launch files (or one argv) → Deployments → findings → formatted report.
  * The CLI command and bench/lint.ts both call this, so the benchmark measures what users run.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
 import { deploymentFromArgv, loadDeployments, loadLaunchFiles } from '../deployment/load.js';
@@ -10,8 +12,10 @@ import { lintDeployments } from './evaluate.js';
 import type { Finding } from './finding.js';
 import { formatJson } from './formatters/json.js';
 import { formatSarif } from './formatters/sarif.js';
+import { formatSuggestionsText } from './formatters/suggestions.js';
 import { formatText } from './formatters/text.js';
 import { hazards } from './index.js';
+import { suggestFixes, type ReadText, type Suggestion } from './suggest/suggest.js';
 
 export const FORMATS = ['text', 'json', 'sarif'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -25,13 +29,20 @@ export interface LintInput {
   vllmVersion?: string;
   flashinferVersion?: string;
   cwd: string;
-  /** Record flags vLLM does not know as notes instead of failing (--allow-unknown-flags). */
+  /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
+  /** Also rewrite each launch with each remedy of its findings (--suggest). */
+  suggest?: boolean;
+  /** `--set NAME=VALUE` / `--env NAME=VALUE`: values for what launch files leave to run time. */
+  set?: Record<string, string>;
+  setEnv?: Record<string, string>;
 }
 
 export interface LintOutcome {
   deployments: Deployment[];
   findings: Finding[];
+  /** With `suggest`: per finding (same order), the launch with each of its remedies applied. */
+  suggestions?: Suggestion[][];
   /** Remarks about whole files, e.g. a file given on the command line that holds no vLLM launch. */
   fileNotes: Located<string>[];
 }
@@ -49,6 +60,8 @@ export function runLint(input: LintInput): LintOutcome {
     flashinferVersion: input.flashinferVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
+    set: input.set,
+    setEnv: input.setEnv,
   };
   const deployments: Deployment[] = [];
   const fileNotes: Located<string>[] = [];
@@ -59,14 +72,36 @@ export function runLint(input: LintInput): LintOutcome {
     if (loaded.deployments.length === 0 && !input.argv?.length) loadDeployments(input.files, opts); // throws E_NO_LAUNCH
     deployments.push(...loaded.deployments);
     fileNotes.push(...loaded.notes);
+    for (const seen of loaded.notLaunches)
+      fileNotes.push({ value: `runs ${seen.value}: not checked`, ...(seen.at ? { at: seen.at } : {}) });
     for (const file of loaded.filesWithoutLaunch)
-      fileNotes.push({
-        value: `no vLLM launch found in ${file}: it was not checked`,
-        at: { file, line: 1, column: 1 },
-      });
+      if (!loaded.notLaunches.some((n) => n.at?.file === file))
+        fileNotes.push({
+          value: `no vLLM launch found in ${file}: it was not checked`,
+          at: { file, line: 1, column: 1 },
+        });
   }
   if (input.argv?.length) deployments.push(deploymentFromArgv(input.argv, opts));
-  return { deployments, findings: lintDeployments(deployments), fileNotes };
+  const findings = lintDeployments(deployments);
+  if (!input.suggest) return { deployments, findings, fileNotes };
+  const readText = fileReader(input.cwd);
+  return { deployments, findings, fileNotes, suggestions: findings.map((f) => suggestFixes([f], readText)) };
+}
+
+/** Launch files by the paths locations use (as given, relative to cwd), each read once. */
+function fileReader(cwd: string): ReadText {
+  const cache = new Map<string, string | undefined>();
+  return (file) => {
+    if (file.startsWith('<')) return undefined;
+    if (!cache.has(file)) {
+      try {
+        cache.set(file, readFileSync(resolve(cwd, file), 'utf8'));
+      } catch {
+        cache.set(file, undefined); // the suggestion is still printed, only without a region
+      }
+    }
+    return cache.get(file);
+  };
 }
 
 export function parseFormat(value: string): Format {
@@ -85,15 +120,25 @@ export function formatOutcome(
 ): string {
   switch (format) {
     case 'json':
-      return formatJson(outcome.findings, outcome.deployments, outcome.fileNotes);
+      return formatJson(
+        outcome.findings,
+        outcome.deployments,
+        outcome.fileNotes,
+        outcome.suggestions?.flat(),
+      );
     case 'sarif':
-      return formatSarif(outcome.findings, { env: opts.env });
+      return formatSarif(outcome.findings, { env: opts.env, suggestions: outcome.suggestions });
     case 'text':
-      return formatText(outcome.findings, {
-        color: opts.color,
-        launches: outcome.deployments.length,
-        hazards: hazards.length,
-        notes: [...outcome.fileNotes, ...outcome.deployments.flatMap((d) => d.notes)],
-      });
+      return (
+        formatText(outcome.findings, {
+          color: opts.color,
+          launches: outcome.deployments.length,
+          hazards: hazards.length,
+          notes: [...outcome.fileNotes, ...outcome.deployments.flatMap((d) => d.notes)],
+        }) +
+        (outcome.suggestions
+          ? `\n${formatSuggestionsText(outcome.suggestions.flat(), { color: opts.color })}`
+          : '')
+      );
   }
 }

@@ -5,7 +5,7 @@
  * This turns "row 4, head 1 is off by 0.9" into "row 4, head 1 attended one page too early".
  * Only the first MAX_HYPOTHESIS_PAIRS faulty pairs of a dump are examined (each costs a few row recomputes).
  */
-import { referenceAttention } from '../engine/attention/reference.js';
+import { referenceAttention } from '../engine/attention/reference-backend.js';
 import type { KernelDump } from './dump-format.js';
 import type { Tolerance } from './tolerance.js';
 import { withinTolerance } from './tolerance.js';

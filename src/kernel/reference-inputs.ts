@@ -3,7 +3,7 @@
  * into the softmax scale, which is exact in float64 where a float32 product would round), the layer
  * and one request per batch entry, plus the bmm1/bmm2 that the dump's dtypes and scales require.
  */
-import { referenceAttention } from '../engine/attention/reference.js';
+import { referenceAttention } from '../engine/attention/reference-backend.js';
 import { toFloat32 } from '../tensors/tensor.js';
 import type { KernelDump } from './dump-format.js';
 import { attentionRequests, dumpLayer, kvViews } from './dump-view.js';

@@ -6,7 +6,7 @@
  * from them, the t-way combinations left untested or untestable and why, and launches used
  * against exhaustive and one-factor-at-a-time testing.
  */
-import type { CellOutcome } from './executor.js';
+import { LAUNCH_FAULT_OUTCOMES, type CellOutcome } from './executor.js';
 import type { Assignment } from './localize.js';
 import type { MatrixRun } from './run.js';
 import { configKey, type Config, type FactorSpace } from './space.js';
@@ -255,7 +255,8 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
  * no pattern accounts for are listed one by one.
  */
 function launchFailurePatterns(space: FactorSpace, reference: Config, cells: MatrixRun['cells']): AttributionReport['launchFailures'] {
-  const failed = new Set(cells.filter((c) => c.outcome === 'launch-failed' || c.outcome === 'timeout').map((c) => c.id));
+  // only failures a level can cause: a node failure or a preemption says nothing about the flags
+  const failed = new Set(cells.filter((c) => LAUNCH_FAULT_OUTCOMES.includes(c.outcome)).map((c) => c.id));
   if (failed.size === 0) return [];
   const levels: [number, number][] = space.levels.flatMap((ls, f) => ls.flatMap((_, v) => (v === reference[f] ? [] : [[f, v] as [number, number]])));
   const candidates: { pattern: [number, number][]; cells: string[] }[] = [];

@@ -8,7 +8,7 @@
  */
 import type { MatrixProbe, ProbeResult } from './cell-probe.js';
 import type { CellResult, Phase } from './cell-result.js';
-import type { Executor, LaunchResult, ServerHandle } from './executor.js';
+import type { Executor, LaunchResult, ServerFate, ServerHandle } from './executor.js';
 import type { Journal } from './journal.js';
 import type { LaunchSpec } from './launch-spec.js';
 import { ServerSlots } from './server-slots.js';
@@ -197,25 +197,33 @@ export class CellRunner {
         }
         if (this.o.signal.aborted) throw new RunInterrupted();
         const deciding = probes[probes.length - 1];
+        // the server went away under the probe (its job cancelled, its node lost): no verdict, whatever the probe said
+        const fate = deciding.outcome !== 'corrupt' ? await this.fateOf(server as ServerHandle) : undefined;
         const shared = m.id !== launcher ? { reusedServer: launcher } : {};
+        // the launch's time is charged to the cell that made it
+        const durationMs = Date.now() - (m.id === launcher && !held ? started : began);
         m.resolve(
-          this.finish({
-            ...base,
-            ...shared,
-            outcome: deciding.outcome,
-            corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
-            probes,
-            detail: deciding.detail,
-            // the launch's time is charged to the cell that made it
-            durationMs: Date.now() - (m.id === launcher && !held ? started : began),
-          }),
+          this.finish(
+            fate
+              ? { ...base, ...shared, outcome: fate.outcome, probes, detail: `${fate.detail} (the probe said ${deciding.outcome})`, durationMs }
+              : {
+                  ...base,
+                  ...shared,
+                  outcome: deciding.outcome,
+                  corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
+                  probes,
+                  detail: deciding.detail,
+                  durationMs,
+                },
+          ),
         );
-        // a server that could not answer the probe is not trusted with the next cell
-        if (deciding.outcome === 'probe-error' || deciding.outcome === 'timeout') {
+        // a server that could not answer the probe (or is gone) is not trusted with the next cell
+        if (fate || deciding.outcome === 'probe-error' || deciding.outcome === 'timeout') {
           await this.slots.evict(slot);
+          const why = fate ? fate.outcome : deciding.outcome;
           for (next++; next < members.length; next++) {
             const rest = members[next];
-            const detail = `not probed: the server it shared with ${m.id} failed that probe (${deciding.outcome})`;
+            const detail = `not probed: the server it shared with ${m.id} failed that probe (${why})`;
             rest.resolve(this.finish({ ...baseOf(rest), reusedServer: launcher, outcome: 'probe-error', probes: [], detail, durationMs: 0 }));
           }
         }
@@ -224,7 +232,21 @@ export class CellRunner {
       await this.slots.evict(slot);
       for (; next < members.length; next++) members[next].reject(e);
     } finally {
-      this.slots.release(slot);
+      try {
+        if (this.o.executor.idleServersBlock) await this.slots.evict(slot);
+      } finally {
+        this.slots.release(slot);
+      }
+    }
+  }
+
+  /** What ended the server on its own while it was probed, if anything did (an executor error is not a verdict either). */
+  private async fateOf(server: ServerHandle): Promise<ServerFate | undefined> {
+    if (!server.fate) return undefined;
+    try {
+      return await server.fate();
+    } catch (e) {
+      return { outcome: 'launch-failed', detail: `could not tell whether the server still ran: ${(e as Error)?.message ?? String(e)}` };
     }
   }
 
@@ -232,7 +254,7 @@ export class CellRunner {
     const spec = this.o.launchFor(config);
     this.launched++;
     try {
-      return await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot }, this.o.signal);
+      return await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot, gpuCount: spec.gpus }, this.o.signal);
     } catch (e) {
       return { ok: false, outcome: 'launch-failed', detail: `executor error: ${(e as Error)?.message ?? String(e)}` };
     }

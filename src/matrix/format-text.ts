@@ -5,14 +5,7 @@
  * launches against exhaustive testing.
  */
 import { describeConfirmation, type AttributionReport } from './attribution.js';
-
-const OUTCOME_TEXT: Record<string, string> = {
-  pass: 'PASS',
-  corrupt: 'CORRUPT',
-  'launch-failed': 'LAUNCH-FAILED',
-  'probe-error': 'PROBE-ERROR',
-  timeout: 'TIMEOUT',
-};
+import { outcomeLabel } from './executor.js';
 
 const pct = (x: number | undefined): string => (x === undefined ? '' : `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`);
 const pairs = (levels: Record<string, string>): string =>
@@ -23,6 +16,11 @@ const pairs = (levels: Record<string, string>): string =>
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, j) => Math.max(...rows.map((r) => r[j].length)));
   return rows.map((r) => r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd());
+}
+
+/** A cell's phase as the report and the progress lines both name it ("recheck c003" for a second launch). */
+export function phaseLabel(c: { phase: string; recheckOf?: string }): string {
+  return c.recheckOf ? `recheck ${c.recheckOf}` : c.phase;
 }
 
 export function formatAttributionText(report: AttributionReport): string {
@@ -37,9 +35,9 @@ export function formatAttributionText(report: AttributionReport): string {
   const header = ['cell', 'phase', ...factors.map((f) => f.name), 'verdict', 'corrupt'];
   const rows = report.cells.map((c) => [
     c.id,
-    c.recheckOf ? `recheck ${c.recheckOf}` : c.phase,
+    phaseLabel(c),
     ...factors.map((f) => (c.levels[f.name] === f.reference ? '·' : c.levels[f.name])),
-    OUTCOME_TEXT[c.outcome],
+    outcomeLabel(c.outcome),
     c.outcome === 'corrupt' ? pct(c.corruptRate) : '',
   ]);
   out.push(...table([header, ...rows]), '');
@@ -66,7 +64,7 @@ export function formatAttributionText(report: AttributionReport): string {
     if (open.length) out.push(`  not judged: ${open.join(', ')}`);
     if (Object.keys(it.forced).length) out.push(`  (the constraints force ${pairs(it.forced)} along with it)`);
     out.push(`  fails on the reference background: ${it.minimalCell ?? '?'}`);
-    if (it.context) out.push(`  with every other factor changed: ${OUTCOME_TEXT[it.context.outcome]} (${it.context.cell})`);
+    if (it.context) out.push(`  with every other factor changed: ${outcomeLabel(it.context.outcome)} (${it.context.cell})`);
     out.push('  remedies, each a single change verified by a run that passed:');
     for (const r of it.remedies)
       out.push(

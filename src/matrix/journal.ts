@@ -9,15 +9,39 @@ import { closeSync, existsSync, fsyncSync, ftruncateSync, mkdirSync, openSync, r
 import { join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { CellResult } from './cell-result.js';
+import type { JobRecord } from './executors/job-record.js';
+import { assertNotRunning, markOpen } from './run-owner.js';
 
 export const JOURNAL_FILE = 'journal.jsonl';
 export const JOURNAL_VERSION = 1;
 
+/** A process told apart from a later one that reuses its pid (start time and boot id: Linux only). */
+export interface ProcessIdentity {
+  pid: number;
+  startTicks?: number;
+  bootId?: string;
+}
+
 export type JournalRecord =
-  | { type: 'run'; version: number; planFile: string; planHash: string; faultline: string; startedAt: string }
+  | {
+      type: 'run';
+      version: number;
+      planFile: string;
+      planHash: string;
+      faultline: string;
+      startedAt: string;
+      /** Marks every server of the run (FAULTLINE_MATRIX_RUN in its environment). */
+      runId?: string;
+      /** The faultline process running it: a second one must not resume or clean up under it. */
+      owner?: ProcessIdentity;
+    }
   | { type: 'reference'; url?: string; data: unknown; at: string }
+  | JobRecord
   | { type: 'cell'; cell: CellResult }
-  | { type: 'resume'; at: string }
+  | { type: 'resume'; at: string; owner?: ProcessIdentity }
+  /** A server's process group, written as it starts: what --resume and --cleanup stop if it outlived its run. */
+  | { type: 'server'; cell: string; pgid: number; startTicks?: number; bootId?: string; at: string }
+  | { type: 'server-stopped'; pgid: number; at: string; by?: 'run' | 'resume' | 'cleanup' }
   | { type: 'done'; at: string };
 
 export class Journal {
@@ -29,6 +53,7 @@ export class Journal {
     this.runDir = runDir;
     this.path = join(runDir, JOURNAL_FILE);
     this.fd = fd;
+    markOpen(runDir, true);
   }
 
   /** A new run directory (created if needed); refuses one that already holds a journal. */
@@ -45,8 +70,19 @@ export class Journal {
     return journal;
   }
 
-  /** Reopens a run for appending; returns its records (a torn last line is cut off the file). */
-  static resume(runDir: string): { journal: Journal; records: JournalRecord[] } {
+  /**
+   * Reopens a run for appending and records the resume (with the resuming process); returns the
+   * records from before it (a torn last line is cut off the file). Refused while the process that
+   * last ran it still runs.
+   */
+  static resume(runDir: string, owner?: ProcessIdentity): { journal: Journal; records: JournalRecord[] } {
+    const opened = Journal.reopen(runDir, 'resume');
+    opened.journal.append({ type: 'resume', at: new Date().toISOString(), ...(owner ? { owner } : {}) });
+    return opened;
+  }
+
+  /** Reopens a run for appending without resuming it (`--cleanup` notes what it stopped). */
+  static reopen(runDir: string, doing: 'resume' | 'clean up'): { journal: Journal; records: JournalRecord[] } {
     const path = join(runDir, JOURNAL_FILE);
     if (!existsSync(path))
       throw new UserError(`${runDir} holds no matrix run (no ${JOURNAL_FILE})`, {
@@ -55,15 +91,14 @@ export class Journal {
       });
     const text = readFileSync(path, 'utf8');
     const { records, validLength } = parseJournal(path, text);
+    assertNotRunning(records, runDir, doing);
     const fd = openSync(path, 'r+');
     if (validLength < Buffer.byteLength(text)) {
       ftruncateSync(fd, validLength);
       fsyncSync(fd);
     }
     closeSync(fd);
-    const journal = new Journal(runDir, openSync(path, 'a'));
-    journal.append({ type: 'resume', at: new Date().toISOString() });
-    return { journal, records };
+    return { journal: new Journal(runDir, openSync(path, 'a')), records };
   }
 
   append(record: JournalRecord): void {
@@ -75,6 +110,7 @@ export class Journal {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+    markOpen(this.runDir, false);
   }
 }
 

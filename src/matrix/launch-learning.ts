@@ -15,7 +15,7 @@
  */
 import type { CellResult } from './cell-result.js';
 import type { Constraint } from './constraints.js';
-import { isConclusive } from './executor.js';
+import { LAUNCH_FAULT_OUTCOMES, isConclusive } from './executor.js';
 import type { Assignment } from './localize.js';
 import type { Config, FactorSpace } from './space.js';
 
@@ -28,7 +28,9 @@ export interface LearnedLaunchConstraint {
 }
 
 const cameUp = (c: CellResult): boolean => isConclusive(c.outcome) || c.outcome === 'probe-error';
-const noLaunch = (c: CellResult): boolean => c.outcome === 'launch-failed' || c.outcome === 'timeout';
+// a level can keep a server from starting (a bad flag, too little memory); a lost node or a
+// cancelled job says nothing about the levels, so it blames none
+const noLaunch = (c: CellResult): boolean => LAUNCH_FAULT_OUTCOMES.includes(c.outcome);
 
 /** `requestScope[f]`: a request-scope factor, which never blames a launch (its levels are not in it). */
 export function learnLaunchConstraints(

@@ -10,6 +10,8 @@ import type { Config } from './space.js';
 export interface LaunchSpec {
   argv: string[];
   env: Record<string, string>;
+  /** GPUs the cell needs: the product of its levels' gpus where any sets it, else launch.gpus. */
+  gpus: number;
 }
 
 export function buildLaunch(plan: MatrixPlan, config: Config): LaunchSpec {
@@ -17,14 +19,16 @@ export function buildLaunch(plan: MatrixPlan, config: Config): LaunchSpec {
   const env = { ...plan.launch.env };
   const json: JsonArgs = {};
   mergeInto(json, plan.launch.jsonArgs);
+  let levelGpus: number | undefined;
   config.forEach((v, f) => {
     const fragment = plan.fragments[f][v];
     argv.push(...fragment.argv);
     Object.assign(env, fragment.env);
     mergeInto(json, fragment.jsonArgs);
+    if (fragment.gpus !== undefined) levelGpus = (levelGpus ?? 1) * fragment.gpus;
   });
   for (const [flag, value] of Object.entries(json)) argv.push(flag, JSON.stringify(value));
-  return { argv, env };
+  return { argv, env, gpus: levelGpus ?? plan.launch.gpus };
 }
 
 type Obj = Record<string, unknown>;

@@ -11,6 +11,8 @@ import { ConstraintSet, findConstraintProblems, type Condition, type Constraint 
 import { DEFAULT_SHRINK_WORK } from './covering-shrink.js';
 import { MAX_REQUEST_VARIANTS, requestVariants } from './request-variants.js';
 import type { Masker } from './tested-tuples.js';
+import { compileExecutor } from './executors/executor-compile.js';
+import type { ExecutorData } from './executors/executor-schema.js';
 import { PLACEHOLDERS, type PlanData } from './plan.js';
 import type { FactorSpace } from './space.js';
 import type { DataPath, LocatedYaml } from './yaml-located.js';
@@ -23,6 +25,8 @@ export interface LevelFragment {
   jsonArgs: JsonArgs;
   /** Request-scope factors: fields of every probe request. */
   request: Record<string, unknown>;
+  /** GPUs a cell needs with this level (instead of launch.gpus; several multiply). */
+  gpus?: number;
 }
 
 export interface MatrixPlan {
@@ -56,6 +60,8 @@ export interface MatrixPlan {
     health: string;
     readyTimeoutMs: number;
     stopTimeoutMs: number;
+    /** GPUs a cell needs unless its levels say otherwise. */
+    gpus: number;
   };
   strength: number;
   seed: number;
@@ -74,7 +80,8 @@ export interface MatrixPlan {
   probe: Record<string, unknown>;
   /** Where each `probe:` key was written (and the block itself under ''), for errors about them. */
   probeAt: Record<string, SourceLocation>;
-  executor: { kind: 'local'; parallel: number; gpus?: string[] };
+  /** Where cells run (executors/executor-schema.ts); local.parallel defaults to one slot per listed GPU. */
+  executor: ExecutorData;
   maxFaults: number;
   /** sha256 of the plan text: a resumed run must use the same plan. */
   hash: string;
@@ -98,7 +105,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
   const fragments = names.map((name, f) =>
     levels[f].map((level) => {
       const raw = data.factors[name].levels[level] ?? {};
-      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, request: raw.request ?? {} };
+      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, request: raw.request ?? {}, ...(raw.gpus !== undefined ? { gpus: raw.gpus } : {}) };
     }),
   );
   const levelLocations = names.map((name, f) => levels[f].map((level) => yaml.keyAt(['factors', name, 'levels', level])));
@@ -218,15 +225,9 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
 
   checkJsonArgs(data, space, fragments, constraints, err);
 
-  // Executor: gpus without parallel means one slot per GPU entry.
-  const rawExecutor = (yaml.data as { executor?: { parallel?: unknown } } | null)?.executor;
-  const gpus = data.executor.gpus;
-  let parallel = data.executor.parallel;
-  if (gpus && rawExecutor?.parallel === undefined) parallel = gpus.length;
   if (data.reference.url && (data.reference.keep_alive || data.reference.gpus !== undefined))
     throw err(['reference', data.reference.gpus !== undefined ? 'gpus' : 'keep_alive'], 'reference.url names a server faultline does not launch', 'keep_alive and gpus apply to a launched reference; a reference URL is used (and scores cells) as it is');
-  if (gpus && gpus.length !== parallel)
-    throw err(['executor', 'gpus'], `executor.gpus has ${gpus.length} entries for ${parallel} parallel slots`, 'give one CUDA_VISIBLE_DEVICES value per slot');
+  const executor = compileExecutor(data, yaml, err);
 
   return {
     file: yaml.at([]).file,
@@ -250,6 +251,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
       health: data.launch.health,
       readyTimeoutMs: data.launch.ready_timeout_s * 1000,
       stopTimeoutMs: data.launch.stop_timeout_s * 1000,
+      gpus: data.launch.gpus,
     },
     strength: Math.min(data.strength, names.length),
     seed: data.seed,
@@ -265,7 +267,7 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
       ['', yaml.at(['probe'])],
       ...yaml.keysAt(['probe']).map((key) => [key, yaml.at(['probe', key])] as const),
     ]),
-    executor: { kind: 'local', parallel, gpus },
+    executor,
     maxFaults: data.localize.max_faults,
     hash: createHash('sha256').update(text).digest('hex'),
   };
@@ -284,7 +286,7 @@ function checkScopes(
       const fr = fragments[f][v];
       const at = ['factors', name, 'levels', level];
       if (scopes[f] === 'request') {
-        const launchKey = fr.argv.length ? 'argv' : Object.keys(fr.env).length ? 'env' : Object.keys(fr.jsonArgs).length ? 'json_args' : undefined;
+        const launchKey = fr.argv.length ? 'argv' : Object.keys(fr.env).length ? 'env' : Object.keys(fr.jsonArgs).length ? 'json_args' : fr.gpus !== undefined ? 'gpus' : undefined;
         if (launchKey)
           throw err([...at, launchKey], `factor "${name}" has scope: request, but its level "${level}" changes the launch (${launchKey})`, 'a request-scope level sets only `request:` fields; make the factor scope: launch to vary a flag', true);
       } else if (Object.keys(fr.request).length)

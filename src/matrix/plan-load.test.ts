@@ -142,9 +142,9 @@ test('YAML syntax errors and unreadable files are user errors', () => {
   assert.match(planError('').message, /launch/);
 });
 
-test('executor: gpus alone set the slot count; a mismatch with parallel is an error', () => {
+test('executor: gpus alone set the slot count (one cell per GPU); parallel, when written, caps the cells instead', () => {
   assert.equal(parsePlan('p.yaml', minimal('executor: { gpus: ["0", "1"] }\n')).executor.parallel, 2);
-  assert.match(planError(minimal('executor: { parallel: 3, gpus: ["0", "1"] }\n')).message, /2 entries for 3 parallel slots/);
+  assert.equal(parsePlan('p.yaml', minimal('executor: { parallel: 3, gpus: ["0", "1"] }\n')).executor.parallel, 3);
 });
 
 test('top-level x- keys are ignored, so YAML anchors can live there; written level order is kept', () => {

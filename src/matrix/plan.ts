@@ -5,6 +5,7 @@
  * schema/matrix-plan.schema.json is generated from it (scripts/gen-matrix-plan-schema.ts).
  */
 import { z } from 'zod';
+import { executorSchema } from './executors/executor-schema.js';
 
 /** YAML writes `16`, `true`, `fp8`: a level name or argv word is their text. */
 const word = z.union([z.string(), z.number(), z.boolean()]).transform(String);
@@ -24,6 +25,13 @@ export const levelFragmentSchema = z
     request: jsonObject
       .optional()
       .describe('scope: request only — fields every probe request carries at this level, e.g. { repetition_penalty: 1.3 }.'),
+    gpus: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('GPUs a cell needs when this level is chosen (e.g. tensor parallel 2 → 2), instead of launch.gpus; levels of several factors that set it multiply (TP × PP).'),
   })
   .describe('What one level adds: to the launch (argv, env, json_args) or, for a request-scope factor, to each probe request (request); an empty mapping (or nothing) adds nothing.');
 
@@ -78,6 +86,7 @@ export const planSchema = z
         health: z.string().regex(/^\//, 'a path starting with /').default('/health'),
         ready_timeout_s: z.number().positive().default(300),
         stop_timeout_s: z.number().positive().default(10),
+        gpus: z.number().int().min(1).max(1024).default(1).describe('GPUs one cell needs unless its levels say otherwise.'),
       })
       .describe('How to start one server.'),
     reference: z
@@ -138,13 +147,7 @@ export const planSchema = z
       .default({ after_found: 'stop', rounds: 3, shrink_effort: 1, maskers: [] })
       .describe('How the t-way coverage is run and counted.'),
     probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
-    executor: z
-      .strictObject({
-        kind: z.literal('local').default('local'),
-        parallel: z.number().int().min(1).max(64).default(1).describe('Servers at once.'),
-        gpus: z.array(word).optional().describe('CUDA_VISIBLE_DEVICES for each parallel slot, e.g. ["0", "1"] or ["0,1", "2,3"].'),
-      })
-      .default({ kind: 'local', parallel: 1 }),
+    executor: executorSchema,
     localize: z
       .strictObject({
         max_faults: z.number().int().min(1).max(20).default(4).describe('Failing rows to localize at most.'),

@@ -97,11 +97,16 @@ export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
     phase: 'reference',
     detail: plan.reference.kind === 'url' ? plan.reference.url : launching ? 'launching the reference configuration' : 'recorded in the journal',
   });
-  const ref = await startReference(options, stored?.data, finished, signal);
   try {
-    return await runCells(options, ref);
+    const ref = await startReference(options, stored?.data, finished, signal);
+    try {
+      return await runCells(options, ref);
+    } finally {
+      await ref.kept?.stop();
+    }
   } finally {
-    await ref.kept?.stop();
+    // what the executor still holds (jobs of an interrupted run nothing re-attached to) ends with the run
+    await options.executor.close?.();
   }
 }
 
@@ -137,7 +142,7 @@ async function startReference(options: MatrixRunOptions, stored: unknown, finish
   const slot = keepAlive ? executor.slots : 0;
   const gpus = plan.reference.gpus;
   const launched = await executor.launch(
-    { cellId: 'reference', config: plan.baseline, levels, argv: spec.argv, env: spec.env, slot, ...(gpus !== undefined ? { gpus } : {}) },
+    { cellId: 'reference', config: plan.baseline, levels, argv: spec.argv, env: spec.env, slot, gpuCount: spec.gpus, ...(gpus !== undefined ? { gpus } : {}) },
     signal,
   );
   if (signal.aborted) {

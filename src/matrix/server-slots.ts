@@ -25,6 +25,8 @@ export interface HeldServer {
 export class ServerSlots {
   private readonly slots: Slot[];
   private readonly waiting: { key: string; grant: (slot: number) => void }[] = [];
+  /** Stops under way: close waits for them too (a cell's verdict can be out before its server is down). */
+  private readonly stopping = new Set<Promise<void>>();
 
   constructor(count: number) {
     this.slots = Array.from({ length: Math.max(1, count) }, () => ({ busy: false }));
@@ -53,7 +55,14 @@ export class ServerSlots {
     s.server = undefined;
     s.key = undefined;
     s.launchedBy = undefined;
-    await server?.stop();
+    if (!server) return;
+    const stop = server.stop();
+    this.stopping.add(stop);
+    try {
+      await stop;
+    } finally {
+      this.stopping.delete(stop);
+    }
   }
 
   keep(slot: number, key: string, server: ServerHandle, launchedBy: string): void {
@@ -72,9 +81,9 @@ export class ServerSlots {
     w.grant(slot);
   }
 
-  /** Stops every server the slots hold. */
+  /** Stops every server the slots hold, and waits for the stops already under way. */
   async close(): Promise<void> {
-    await Promise.all(this.slots.map((_, i) => this.evict(i)));
+    await Promise.all([...this.slots.map((_, i) => this.evict(i)), ...this.stopping]);
   }
 
   private holding(key: string): boolean {

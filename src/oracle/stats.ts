@@ -14,8 +14,9 @@
  *    at 95 %); with some corrupt requests the SPRT must also have accepted H0.
  *
  * Failed requests are never clean: they are left out of both rules, counted, and when more than
- * `maxFailedFraction` of the requests failed the answer is INCONCLUSIVE even if the rest look
- * clean. Running out of requests before a decision is INCONCLUSIVE, with what was missing.
+ * `maxFailedFraction` of the requests failed (or more than `maxFailedRequests`, when that is set)
+ * the answer is INCONCLUSIVE even if the rest look clean. Running out of requests before a
+ * decision is INCONCLUSIVE, with what was missing.
  */
 import { clopperPearsonUpper, trialsForZeroEventBound } from './binomial.js';
 
@@ -32,6 +33,8 @@ export interface SequentialPolicy {
   /** Confidence of the reported bounds (one-sided). */
   confidence: number;
   maxFailedFraction: number;
+  /** When set, replaces the fraction: CLEAN needs at most this many failed requests (0: none may fail). */
+  maxFailedRequests?: number;
 }
 
 export const DEFAULT_SEQUENTIAL: Readonly<SequentialPolicy> = {
@@ -73,6 +76,17 @@ export function sprtBounds(p: SequentialPolicy): {
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 
+/** Whether `failed` of `seen` requests is within the policy's tolerance for failures. */
+export function failuresTolerated(p: SequentialPolicy, failed: number, seen: number): boolean {
+  return p.maxFailedRequests !== undefined ? failed <= p.maxFailedRequests : failed <= p.maxFailedFraction * seen;
+}
+
+/** The tolerance in words: "at most 10% of requests may fail", "no request may fail". */
+export function describeFailureTolerance(p: SequentialPolicy): string {
+  if (p.maxFailedRequests === undefined) return `at most ${pct(p.maxFailedFraction)} of requests may fail`;
+  return p.maxFailedRequests === 0 ? 'no request may fail' : `at most ${p.maxFailedRequests} request(s) may fail`;
+}
+
 /** Feed outcomes one at a time; `decide` says whether to stop. */
 export class SequentialTest {
   private state: SequentialState;
@@ -112,7 +126,7 @@ export class SequentialTest {
     }
     const alphaBound = 1 - this.policy.confidence;
     s.rateUpper = clopperPearsonUpper(s.corrupt, s.judged, alphaBound);
-    const failedOk = s.failed <= this.policy.maxFailedFraction * s.seen;
+    const failedOk = failuresTolerated(this.policy, s.failed, s.seen);
     if (s.llr >= this.bounds.upper) {
       s.verdict = 'CORRUPT';
       s.reason = `${s.corrupt} of ${s.judged} judged requests corrupt: sequential test rejects a benign rate ≤ ${pct(this.policy.p0)} at α = ${this.policy.alpha}`;
@@ -135,9 +149,9 @@ export class SequentialTest {
     s.verdict = 'INCONCLUSIVE';
     const reasons: string[] = [];
     if (s.seen === 0) reasons.push('no requests were run');
-    if (s.failed > this.policy.maxFailedFraction * s.seen)
+    if (!failuresTolerated(this.policy, s.failed, s.seen))
       reasons.push(
-        `${s.failed} of ${s.seen} requests failed (more than ${pct(this.policy.maxFailedFraction)}); failed requests never count as clean`,
+        `${s.failed} of ${s.seen} requests failed (${describeFailureTolerance(this.policy)}); failed requests never count as clean`,
       );
     if (s.judged > 0 && s.rateUpper > this.policy.targetRate) {
       const need =

@@ -5,6 +5,7 @@
  */
 import pc from 'picocolors';
 import type { PositionSummary } from '../oracle/positions.js';
+import { describeFailureTolerance } from '../oracle/stats.js';
 import type { ProbeReport } from './run.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
@@ -35,12 +36,33 @@ function where(p: PositionSummary, window: number | undefined): string {
   return `${rel}; page offsets ${offsets}`;
 }
 
+/**
+ * What the verdict line says of failed requests, so a CLEAN with failures never reads as a plain
+ * CLEAN: "2 of 64 requests failed: POST /v1/completions: HTTP 500 ×2; at most 10% of requests may fail".
+ */
+export function failedRequestsNote(r: ProbeReport): string {
+  const failed = r.requests.filter((q) => q.judgement.verdict === 'failed');
+  if (failed.length === 0) return '';
+  const why = new Map<string, number>();
+  for (const q of failed) {
+    const first = q.judgement.errors[0] ?? 'no answer';
+    why.set(first, (why.get(first) ?? 0) + 1);
+  }
+  const reasons = [...why]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([m, n]) => `${printable(m)}${n > 1 ? ` ×${n}` : ''}`);
+  const more = why.size > 3 ? `, ${why.size - 3} other reason(s)` : '';
+  return `${failed.length} of ${r.requests.length} requests failed: ${reasons.join(', ')}${more}; ${describeFailureTolerance(r.settings.sequential)}`;
+}
+
 export function formatText(r: ProbeReport, options: { color?: boolean } = {}): string {
   const c = options.color ? pc : pc.createColors(false);
   const paint = r.verdict === 'CLEAN' ? c.green : r.verdict === 'CORRUPT' ? c.red : c.yellow;
   const lines: string[] = [];
   const s = r.settings;
-  lines.push(`faultline probe: ${paint(c.bold(r.verdict))}`);
+  const failures = failedRequestsNote(r);
+  lines.push(`faultline probe: ${paint(c.bold(r.verdict))}${failures ? ` (${failures})` : ''}`);
   lines.push(`  target     ${r.target.url}${r.target.model ? ` (model ${r.target.model})` : ''}`);
   lines.push(
     `  reference  ${r.reference.golden ? `golden ${r.reference.golden}` : r.reference.url}${r.reference.model ? ` (model ${r.reference.model})` : ''}${r.reference.scorer ? `, scored by ${r.reference.scorer}` : ''}`,
@@ -98,6 +120,7 @@ export function summaryJson(r: ProbeReport): unknown {
   const { requests, golden: _golden, ...rest } = r;
   return {
     ...rest,
+    failedRequests: failedRequestsNote(r) || undefined,
     requests: requests.map((q) => ({
       id: q.id,
       promptLength: q.promptTokens.length,

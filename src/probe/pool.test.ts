@@ -40,3 +40,39 @@ test('commit returning false stops new tasks and aborts running ones', async () 
   assert.ok(started <= 5, `started ${started}`);
   assert.ok(aborted <= 2);
 });
+
+test('aborting the outside stop signal cancels running tasks and starts no new one', async () => {
+  const stop = new AbortController();
+  let started = 0;
+  let sawAbort = 0;
+  const committed: number[] = [];
+  const run = runOrdered(
+    50,
+    2,
+    async (_i, signal) => {
+      started++;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 1000);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          sawAbort++;
+          resolve();
+        });
+      });
+      return 0;
+    },
+    (i) => {
+      committed.push(i);
+      return true;
+    },
+    stop.signal,
+  );
+  await delay(20);
+  stop.abort();
+  const t0 = Date.now();
+  await run;
+  assert.ok(Date.now() - t0 < 500, 'the run ended at once, not after the tasks ran out');
+  assert.equal(started, 2);
+  assert.equal(sawAbort, 2);
+  assert.deepEqual(committed, [], 'nothing is committed after the stop');
+});

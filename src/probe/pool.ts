@@ -2,7 +2,7 @@
  * Runs tasks with bounded concurrency and hands their results to `commit` strictly in index order,
  * so every decision that depends on order (the sequential test, the running margin calibration)
  * is the same at any concurrency. `commit` returns false to stop: no new task starts, and the
- * signal given to running tasks is aborted.
+ * signal given to running tasks is aborted. Aborting `stop` does the same from outside.
  */
 import { setMaxListeners } from 'node:events';
 
@@ -18,6 +18,7 @@ export async function runOrdered<T>(
   concurrency: number,
   task: (index: number, signal: AbortSignal) => Promise<T>,
   commit: (index: number, result: T) => boolean,
+  stop?: AbortSignal,
 ): Promise<{ committed: number }> {
   const controller = new AbortController();
   setMaxListeners(LISTENERS_PER_SIGNAL, controller.signal);
@@ -45,6 +46,17 @@ export async function runOrdered<T>(
       drain();
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+  // an outside stop (Ctrl-C of a long-running canary) ends the run as a `false` commit would
+  const onStop = () => {
+    stopped = true;
+    controller.abort();
+  };
+  if (stop?.aborted) onStop();
+  stop?.addEventListener('abort', onStop, { once: true });
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
+  } finally {
+    stop?.removeEventListener('abort', onStop);
+  }
   return { committed };
 }

@@ -75,6 +75,25 @@ export function saveRecording(path: string, recording: Recording): void {
   writeFileSync(path, JSON.stringify(recording) + '\n');
 }
 
+/** Where JSON.parse stopped, as file:line:col; a file that ends mid-value was cut off (a full disk, an interrupted copy). */
+function invalidJson(path: string, text: string, message: string): UserError {
+  const m = /position (\d+)/.exec(message);
+  const truncated = /end of JSON input|Unterminated/i.test(message) || (m !== null && Number(m[1]) >= text.trimEnd().length);
+  const offset = truncated ? text.trimEnd().length : m ? Number(m[1]) : 0;
+  const lines = text.slice(0, offset).split('\n');
+  return new UserError(
+    truncated
+      ? `golden file ends early, after ${text.length} bytes: it is not complete JSON (${message})`
+      : `golden file is not valid JSON: ${message}`,
+    {
+      at: { file: path, line: lines.length, column: lines[lines.length - 1].length + 1 },
+      hint: truncated
+        ? 'the file was cut off (a full disk or an interrupted copy?); record it again with --save-golden FILE'
+        : `golden files are written by faultline probe --save-golden (format "${RECORDING_FORMAT}")`,
+    },
+  );
+}
+
 export function loadRecording(path: string): Recording {
   let text: string;
   try {
@@ -84,13 +103,16 @@ export function loadRecording(path: string): Recording {
       hint: 'record one first with --save-golden FILE',
     });
   }
+  return parseRecording(path, text);
+}
+
+/** A golden's text (read from `path`) checked against its format. */
+export function parseRecording(path: string, text: string): Recording {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new UserError(`golden file is not valid JSON: ${(e as Error).message}`, {
-      at: { file: path, line: 1, column: 1 },
-    });
+    throw invalidJson(path, text, (e as Error).message);
   }
   const r = recordingSchema.safeParse(json);
   if (!r.success) {

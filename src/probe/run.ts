@@ -87,7 +87,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
   const reference = config.reference ? makeApi(config.reference, config, budget, 2) : undefined;
   // who scores a divergent continuation: the reference server, or the golden run's live scorer
   const scorer = reference ?? (config.scorer ? makeApi(config.scorer, config, budget, 2) : undefined);
-  const notes: string[] = [];
+  const notes: string[] = [...(config.notes ?? [])];
   const errorCounts = new Map<string, number>();
   /** Every failed attempt counts; a final error that is not one of them (a parse error …) counts too. */
   const noteErrors = (attempts: Attempt[], finals: string[]) => {
@@ -225,7 +225,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       return state.verdict === 'continue' || config.earlyStop === false;
     };
 
-    await runOrdered(specs.length, config.concurrency, fetchOne, commit);
+    await runOrdered(specs.length, config.concurrency, fetchOne, commit, config.signal);
     const decided = sequential.current.verdict === 'continue' ? sequential.finish() : sequential.current;
     const final = unreachable ? { ...decided, reason: `${unreachable}; no requests were run` } : decided;
     if (!scorer)

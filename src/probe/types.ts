@@ -54,6 +54,10 @@ export interface ProbeConfig {
   sequential?: SequentialPolicy;
   repetition?: RepetitionOptions;
   onProgress?: (done: number, total: number, state: Readonly<SequentialState>) => void;
+  /** Notes the caller adds to the report (e.g. which options a golden run overrides). */
+  notes?: string[];
+  /** Stops the run early: requests in flight are cancelled and no new one starts (the report is partial). */
+  signal?: AbortSignal;
 }
 
 export interface RequestRecord {

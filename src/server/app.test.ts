@@ -5,11 +5,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from '../engine/attention/reference.js';
+import { createReferenceBackend } from '../engine/attention/reference-backend.js';
 import { Engine } from '../engine/engine.js';
 import { generate } from '../engine/generate.js';
 import { GREEDY } from '../engine/sampling.js';
-import { specConfig } from '../engine/spec/config.js';
+import { specConfig } from '../engine/speculative/config.js';
 import { post, sseEvents, testModel, testServer, type Json } from './testing.js';
 
 const server = testServer();

@@ -6,11 +6,13 @@
 import { availableParallelism } from 'node:os';
 import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
+import { ShardedEngine } from '../engine/sharded-engine.js';
+import type { StepEngine } from '../engine/step-engine.js';
 import type { EngineSettings } from '../engine/flags.js';
 import type { Model } from '../engine/model.js';
 import type { LogprobsMode } from '../engine/processed-logprobs.js';
 import { Scheduler } from '../engine/scheduler.js';
-import type { SpecConfig } from '../engine/spec/config.js';
+import type { SpecConfig } from '../engine/speculative/config.js';
 import { createByteTokenizer } from '../engine/tokenizer.js';
 import type { Hono } from 'hono';
 import { createApp } from './app.js';
@@ -21,7 +23,7 @@ import { newHttpCounters } from './metrics.js';
 export interface ServerConfig {
   model: Model;
   modelId: string;
-  settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'>;
+  settings: Pick<EngineSettings, 'attention' | 'precision' | 'kvDtype' | 'pageSize' | 'maxModelLen'> & Partial<Pick<EngineSettings, 'kvSkipLayers'>>;
   spec: SpecConfig | null;
   maxNumSeqs: number;
   /** Tokens per engine step (default: no limit) and whether prompts beyond it are chunked (default true). */
@@ -31,7 +33,7 @@ export interface ServerConfig {
   batchVariantNumerics?: boolean;
   /**
    * Engine threads: 2 lets a worker thread run about half the sequences of every step (bit-identical;
-   * engine.ts). Default: 2 where the machine has two cores or more, else 1.
+   * engine/sharded-engine.ts). Default: 2 where the machine has two cores or more, else 1.
    */
   engineThreads?: number;
   limits?: Partial<ServerLimits>;
@@ -44,24 +46,29 @@ export interface BuiltServer {
   app: Hono;
   ctx: ServerContext;
   runner: EngineRunner;
-  engine: Engine;
+  engine: StepEngine;
+  /** The two-thread engine (its worker starts with the first step of two sequences, or start()); null on one thread. */
+  sharded: ShardedEngine | null;
 }
 
 export const DEFAULT_LIMITS: ServerLimits = { maxBodyBytes: 1 << 20, maxLogprobs: 20, maxPrompts: 64 };
 
 export function buildServer(cfg: ServerConfig): BuiltServer {
   const s = cfg.settings;
-  const engine = new Engine(cfg.model, {
+  const single = new Engine(cfg.model, {
     precision: s.precision,
     kvDtype: s.kvDtype,
+    kvSkipLayers: s.kvSkipLayers,
     pageSize: s.pageSize,
     cacheKind: 'paged',
     numBlocks: cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,
     backend: createBackend(s.attention),
     numSpeculativeTokens: cfg.spec?.numSpeculativeTokens ?? 0,
     batchVariantNumerics: cfg.batchVariantNumerics ?? false,
-    parallel: { threads: cfg.engineThreads ?? Math.min(2, availableParallelism()), attention: s.attention },
   });
+  const threads = cfg.engineThreads ?? Math.min(2, availableParallelism());
+  const sharded = threads >= 2 && ShardedEngine.supports(single, s.attention) ? new ShardedEngine(single, s.attention) : null;
+  const engine: StepEngine = sharded ?? single;
   const scheduler = new Scheduler(engine, {
     spec: cfg.spec,
     maxNumSeqs: cfg.maxNumSeqs,
@@ -84,5 +91,5 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };
-  return { app: createApp(ctx), ctx, runner, engine };
+  return { app: createApp(ctx), ctx, runner, engine, sharded };
 }

@@ -42,6 +42,16 @@ export const samplingFields = {
   logit_bias: z.record(z.string(), z.number()).nullish().refine((v) => !v || Object.keys(v).length === 0, { message: 'logit_bias is not supported by the faultline engine' }),
 };
 
+/**
+ * vLLM refuses stream_options on a request that does not stream (a before-validator of both
+ * request models, vllm/entrypoints/openai/{completion,chat_completion}/protocol.py @ v0.23.0);
+ * as in Python, an empty object counts as not given.
+ */
+const streamOptionsNeedStream = {
+  check: (b: { stream?: boolean | null; stream_options?: object | null }) => !(b.stream_options && Object.keys(b.stream_options).length > 0 && !b.stream),
+  params: { message: 'Stream options can only be defined when `stream=True`.', path: ['stream_options'] },
+};
+
 const tokenIds = z.array(z.int());
 export const completionSchema = z.looseObject({
   ...samplingFields,
@@ -51,7 +61,7 @@ export const completionSchema = z.looseObject({
   echo: z.boolean().nullish(),
   add_special_tokens: z.boolean().nullish(),
   suffix: neutral(z.string(), null, 'no suffix (fill-in-the-middle)'),
-});
+}).refine(streamOptionsNeedStream.check, streamOptionsNeedStream.params);
 export type CompletionBody = z.infer<typeof completionSchema>;
 
 const contentPart = z.looseObject({ type: z.string(), text: z.string().optional() });
@@ -69,7 +79,7 @@ export const chatSchema = z.looseObject({
   chat_template: neutral(z.string(), null, 'the built-in chat template only'),
   tools: z.array(z.unknown()).nullish().refine((v) => !v || v.length === 0, { message: 'tools are not supported by the faultline engine' }),
   response_format: z.looseObject({ type: z.string() }).nullish().refine((v) => !v || v.type === 'text', { message: 'only response_format {"type": "text"} is supported' }),
-});
+}).refine(streamOptionsNeedStream.check, streamOptionsNeedStream.params);
 export type ChatBody = z.infer<typeof chatSchema>;
 
 export const tokenizeSchema = z.union([

@@ -1,7 +1,7 @@
 /** A small in-process server on a random model, for tests (not a substitute for the trained model). */
 import { presetSettings } from '../engine/emulate.js';
-import { randomModel, tinyConfig } from '../engine/random-init.js';
-import type { SpecConfig } from '../engine/spec/config.js';
+import { randomModel, tinyConfig } from '../engine/testing/random-init.js';
+import type { SpecConfig } from '../engine/speculative/config.js';
 import { buildServer, type BuiltServer, type ServerConfig } from './build.js';
 
 export const testModel = randomModel(tinyConfig({ maxPositions: 256 }), { seed: 7, std: 0.08 });

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createReferenceBackend } from '../../src/engine/attention/reference.js';
+import { createReferenceBackend } from '../../src/engine/attention/reference-backend.js';
 import { Engine } from '../../src/engine/engine.js';
 import { generate } from '../../src/engine/generate.js';
-import { randomModel, tinyConfig, writeModelDir } from '../../src/engine/random-init.js';
+import { randomModel, tinyConfig, writeModelDir } from '../../src/engine/testing/random-init.js';
 import { GREEDY } from '../../src/engine/sampling.js';
 import { main } from '../../src/cli/main.js';
 import { memoryIO } from '../../src/cli/io.js';
@@ -82,7 +82,7 @@ test('bad input exits 2 with a message and a hint, never a stack trace (in-proce
   }
   const io = memoryIO();
   assert.equal(await main(['engine', 'generate', '--model', join(dir, 'missing'), '--prompt', 'x'], io), 2);
-  assert.match(io.stderr(), /has no config\.json/);
+  assert.match(io.stderr(), /model directory .*missing does not exist/);
 });
 
 test('--help documents the presets and calls the fault model a model', async () => {

@@ -90,9 +90,10 @@ test('on a B200 the canonical launch is refused: exit 3, FL001 on stderr, vllm n
   const e = env('NVIDIA B200, 10.0');
   const r = await runCli(['guard', '--', ...launch], { env: e.env });
   assert.equal(r.code, 3, r.stderr);
-  assert.match(r.stderr, /error {2}FL001 /);
-  // flashinfer 0.6.14 + MTP k=7 + batching is also FL003 (fixed in 0.6.18rc2)
-  assert.match(r.stderr, /refusing to start: FL001, FL003 /);
+  // FL001 is reported, not confirmed: a warning, shown but not blocking. flashinfer 0.6.14 + MTP k=7 +
+  // batching is also FL003 (confirmed, fixed in 0.6.18rc2), which refuses.
+  assert.match(r.stderr, /warning {2}FL001 /);
+  assert.match(r.stderr, /refusing to start: FL003 /);
   assert.match(
     r.stderr,
     /facts: GPU NVIDIA B200 \(sm100\) from nvidia-smi.*vllm 0\.23\.1rc1\.dev843.*flashinfer 0\.6\.14.*model config from Hugging Face cache, nvidia\/Gemma-4-31B-IT-NVFP4@abc123/,
@@ -105,7 +106,7 @@ test('--allow for each blocking hazard (id or alias) starts it anyway, and the e
   const r = await runCli(['guard', '--allow', 'FL001', '--allow', 'trtllm-gen-multitoken-reduction-index', '--', ...launch], {
     env: e.env,
   });
-  assert.match(r.stderr, /error {2}FL001 /, 'findings are still reported');
+  assert.match(r.stderr, /warning {2}FL001 /, 'findings are still reported');
   assert.equal(r.code, 7, r.stderr);
   assert.deepEqual(JSON.parse(readFileSync(e.marker, 'utf8').split('\n')[0]), launch.slice(1));
 });
@@ -114,7 +115,7 @@ test('--warn-only reports the findings and starts the command', async () => {
   const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--warn-only', '--', ...launch], { env: e.env });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /--warn-only: starting despite FL001, FL003/);
+  assert.match(r.stderr, /--warn-only: starting despite FL003/);
   assert.ok(existsSync(e.marker));
 });
 
@@ -159,4 +160,29 @@ test('usage: no command, an unknown --allow id', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--allow FL999: no such hazard[\s\S]*hint:/);
   assert.equal(existsSync(e.marker), false);
+});
+
+test('a flag newer than faultline: a possible FL000 warning, the rest checked, and it starts; --allow-unknown-flags makes it a note', async () => {
+  const newer = ['vllm', 'serve', 'm', '--kv-cache-dtype', 'fp8', '--a-flag-from-next-year', '3'];
+  const warned = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
+  const r = await runCli(['guard', '--', ...newer], { env: warned.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /warning +FL000 possibly affected[\s\S]*--a-flag-from-next-year: unknown to faultline's flag table/);
+  assert.deepEqual(JSON.parse(readFileSync(warned.marker, 'utf8').split('\n')[0]), newer.slice(1));
+  const allowed = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
+  const ok = await runCli(['guard', '--allow-unknown-flags', '--', ...newer], { env: allowed.env });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stderr, /note:? +unknown vLLM flag --a-flag-from-next-year/);
+  assert.doesNotMatch(ok.stderr, /FL000/);
+  assert.deepEqual(JSON.parse(readFileSync(allowed.marker, 'utf8').split('\n')[0]), newer.slice(1));
+});
+
+test('--warn-only never refuses: a launch faultline cannot parse, and an unknown --allow id, still start', async () => {
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '5' });
+  const bad = ['vllm', 'serve', 'm', '--max-model-len', 'banana'];
+  const r = await runCli(['guard', '--warn-only', '--allow', 'FL999', '--', ...bad], { env: e.env });
+  assert.equal(r.code, 5, r.stderr);
+  assert.match(r.stderr, /--warn-only: --allow FL999 names no hazard/);
+  assert.match(r.stderr, /--warn-only: the launch could not be checked, so it starts unchecked:\nerror: .*--max-model-len/);
+  assert.deepEqual(JSON.parse(readFileSync(e.marker, 'utf8').split('\n')[0]), bad.slice(1));
 });

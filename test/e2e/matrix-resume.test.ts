@@ -1,7 +1,8 @@
 /**
  * Ctrl-C through the real CLI: SIGINT to `faultline matrix` mid-run stops every server it
  * launched (none is left alive) and exits 130 with a journal; `--resume` then finishes the run
- * with the same answer, launching no finished cell again. A small plan over the scale-defect model
+ * with the same answer, launching no finished cell again (and a report that cannot be written does
+ * not lose that answer). A small plan over the scale-defect model
  * (three factors, strength 2, no PASS confirmation) keeps it quick.
  */
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { repoRoot, runCli } from '../helpers/cli.js';
+import { scaleDefectPlan } from '../helpers/scale-defect-plan.js';
 
 const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const tsxLoader = import.meta.resolve('tsx');
@@ -48,29 +50,12 @@ test('SIGINT stops every server and leaves a journal; --resume finishes with the
   const plan = join(dir, 'plan.yaml');
   writeFileSync(
     plan,
-    `launch:
-  cwd: ${JSON.stringify(repoRoot)}
+    scaleDefectPlan(
+      `  cwd: ${JSON.stringify(repoRoot)}
   argv: [node, --import, tsx, src/cli/main.ts, engine, serve, --model, models/tiny-swa-qscale, --emulate, sm100-affected,
-         --served-model-name, ${marker}, --max-model-len, "320", --port, "{port}"]
-  ready_timeout_s: 60
-  stop_timeout_s: 5
-factors:
-  kv_cache:
-    levels:
-      bf16: { argv: [--kv-cache-dtype, bfloat16] }
-      fp8: { argv: [--kv-cache-dtype, fp8_e4m3] }
-  q_quantization:
-    levels:
-      enabled:
-      disabled: { json_args: { --attention-config: { disable_flashinfer_q_quantization: true } } }
-  enforce_eager:
-    levels:
-      off:
-      on: { argv: [--enforce-eager] }
-strength: 2
-confirm: 0
-probe: { suite: short, window: 128, requests: 9, max_tokens: 16, target_rate: 0.3 }
-`,
+         --served-model-name, {marker}, --max-model-len, "320", --port, "{port}"]`,
+      marker,
+    ),
   );
   const runDir = join(dir, 'run');
   const journal = join(runDir, 'journal.jsonl');
@@ -93,8 +78,10 @@ probe: { suite: short, window: 128, requests: 9, max_tokens: 16, target_rate: 0.
   assert.deepEqual(processesWith(marker), [], 'no server of the run is left alive');
   const before = cellRecords(journal);
 
-  const resumed = await runCli(['matrix', plan, '--resume', runDir, '--format', 'json', '--quiet'], { timeoutMs: 240_000 });
+  // --html into a full disk: the verdict still comes out, with its exit status, and the write error after it
+  const resumed = await runCli(['matrix', plan, '--resume', runDir, '--format', 'json', '--quiet', '--html', '/dev/full'], { timeoutMs: 240_000 });
   assert.equal(resumed.code, 1, resumed.stderr);
+  assert.match(resumed.stderr, /error: could not write --html \/dev\/full: .*ENOSPC[\s\S]*the verdict above stands \(exit 1\)/);
   const report = JSON.parse(resumed.stdout) as {
     interactions: { status: string; interaction: Record<string, string> }[];
     launches: { reusedFromJournal: number };

@@ -2,7 +2,8 @@
  * What an installed faultline holds: `npm pack` (dry run, no scripts) must list every weights shard
  * that a committed model's safetensors index names, and every model directory an example plan
  * launches. npm leaves symlinks out of a package, so a shard shared by a symlink would be missing
- * after install and `faultline matrix examples/scale-defect/matrix.yaml` would fail there.
+ * after install and `faultline matrix examples/scale-defect/matrix.yaml` would fail there. Test
+ * helpers are left out of the build (tsconfig.build.json), so the package ships none of them.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -44,4 +45,11 @@ test('the package holds every shard of every committed model and every model an 
     assert.ok(!text.includes('src/cli/main.ts'), `${example}: a plan that runs src/ through tsx does not work from an installed package`);
   }
   assert.ok(launched >= 2, `expected the example plans to launch the package's models, found ${launched}`);
+});
+
+test('the package ships no test helpers (random models, fake servers, attention test cases)', async () => {
+  const files = [...(await packedFiles())];
+  assert.ok(files.includes('dist/cli/main.js'), 'dist/ is built and packed');
+  const helpers = files.filter((f) => /^dist\/(engine\/testing\/|probe\/testing\/|.*\/testing\.js$|.*(random-init|emulated-engine|speculative-generate|fake-server)\.js$)/.test(f));
+  assert.deepEqual(helpers, []);
 });

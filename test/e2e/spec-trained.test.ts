@@ -11,12 +11,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { emulatedEngine, type EmulatedSetting } from '../../src/engine/emulated-engine.js';
+import { emulatedEngine, type EmulatedSetting } from '../../src/engine/testing/emulated-engine.js';
 import { generate } from '../../src/engine/generate.js';
 import { loadModel } from '../../src/engine/load-model.js';
 import { GREEDY } from '../../src/engine/sampling.js';
-import { specConfig } from '../../src/engine/spec/config.js';
-import { speculativeGenerate } from '../../src/engine/spec/speculative-generate.js';
+import { specConfig } from '../../src/engine/speculative/config.js';
+import { speculativeGenerate } from '../../src/engine/testing/speculative-generate.js';
 import { repoRoot } from '../helpers/cli.js';
 
 const model = loadModel(join(repoRoot, 'models/tiny-swa'));

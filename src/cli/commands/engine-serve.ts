@@ -10,26 +10,26 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
-import { tokensFromArgv } from '../../deployment/argv-token.js';
-import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
+import type { ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
 import { LOGPROBS_MODES, type LogprobsMode } from '../../engine/processed-logprobs.js';
-import { resolveSpecConfig } from '../../engine/spec/config.js';
-import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../../engine/spec/penalties-dropped.js';
+import { resolveSpecConfig } from '../../engine/speculative/config.js';
+import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../../engine/speculative/penalties-dropped.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
 import type { CliIO } from '../io.js';
 import { defaultModelDir } from './default-model.js';
+import { parseEngineArgv } from './engine-argv.js';
 
 /** `engine serve`'s flags beyond the engine's: vLLM's frontend flags plus three of the engine's own. */
 const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'batch_variant_numerics', kind: 'bool', help: 'reduction order depends on batch composition' },
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
-  { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/spec/penalties-dropped.ts)' },
+  { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/speculative/penalties-dropped.ts)' },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
 const OWN = new Set([
@@ -78,8 +78,18 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
-Endpoints: GET /health, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
+Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
   POST /tokenize, POST /detokenize, GET /metrics.
+Refused with 400 (never silently ignored), as the engine does not implement them: n or best_of > 1,
+  presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
+  tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
+  custom chat_template; and, as vLLM refuses it, stream_options without stream.
+
+Examples:
+  faultline engine serve --port 8000
+  faultline engine serve --emulate sm100-affected --kv-cache-dtype fp8_e4m3 \\
+      --attention-config '{"disable_flashinfer_q_quantization": true}' \\
+      --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}' --port 8001
 Exit status: 0 after a clean shutdown, 2 for a bad flag or model (before binding).
 `;
 
@@ -99,13 +109,7 @@ export function registerEngineServe(engine: Command, io: CliIO, exit: (code: num
 }
 
 function parseFlags(flags: string[], io: CliIO) {
-  try {
-    return parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: io.cwd, extraFlags: [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS] });
-  } catch (e) {
-    if (e instanceof UserError && e.message.startsWith('unknown vLLM flag') && !e.hint?.startsWith('did you mean'))
-      throw new UserError(e.message, { code: e.code, at: e.at, hint: 'see `faultline engine serve --help` for the flags the server implements' });
-    throw e;
-  }
+  return parseEngineArgv(flags, io.cwd, [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS], 'faultline engine serve');
 }
 
 function positiveInt(args: Map<string, ArgValue>, dest: string, fallback: number, min = 1): number {

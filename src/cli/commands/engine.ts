@@ -7,8 +7,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import { UserError, type SourceLocation } from '../../core/errors.js';
-import { tokensFromArgv } from '../../deployment/argv-token.js';
-import { parseVllmArgs, type ArgValue } from '../../deployment/vllm-args.js';
+import type { ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import type { AttentionCallRecord } from '../../engine/attention/backend.js';
 import { trtllmGenSwaSpecdec } from '../../engine/attention/fault-models.js';
@@ -22,6 +21,7 @@ import type { CliIO } from '../io.js';
 import { registerEngineServe } from './engine-serve.js';
 import type { RegisterCommand } from './index.js';
 import { defaultModelDir } from './default-model.js';
+import { parseEngineArgv } from './engine-argv.js';
 
 /** `engine generate`'s own flags, added to the vLLM grammar. */
 const GENERATE_FLAGS: readonly FlagSpec[] = [
@@ -192,14 +192,7 @@ function textReport(run: Run, io: CliIO): void {
 }
 
 function parseFlags(flags: string[], io: CliIO) {
-  try {
-    return parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: io.cwd, extraFlags: [...ENGINE_FLAG_SPECS, ...GENERATE_FLAGS] });
-  } catch (e) {
-    // lint's hint (--allow-unknown-flags) does not apply here: the engine refuses what it does not implement
-    if (e instanceof UserError && e.message.startsWith('unknown vLLM flag') && !e.hint?.startsWith('did you mean'))
-      throw new UserError(e.message, { code: e.code, at: e.at, hint: 'see `faultline engine generate --help` for the flags the engine implements' });
-    throw e;
-  }
+  return parseEngineArgv(flags, io.cwd, [...ENGINE_FLAG_SPECS, ...GENERATE_FLAGS], 'faultline engine generate');
 }
 
 function readPrompt(args: Map<string, ArgValue>, tok: Tokenizer, vocabSize: number): number[] {

@@ -1,12 +1,15 @@
 /**
- * `faultline guard [--warn-only] [--allow FLnnn]... -- COMMAND...`: a container entrypoint wrapper.
- * It learns the GPU, the installed vLLM / FlashInfer versions and the model's config.json from the
- * machine, runs the lint hazards on COMMAND, and then either runs COMMAND unchanged (signals, stdio
- * and exit status pass through) or refuses: findings on stderr, exit 3, COMMAND never started.
- * Missing facts stay unknown; only a definite error-severity finding refuses.
+ * `faultline guard [--warn-only] [--allow-unknown-flags] [--allow FLnnn]... -- COMMAND...`: a
+ * container entrypoint wrapper. It learns the GPU, the installed vLLM / FlashInfer versions and the
+ * model's config.json from the machine, runs the lint hazards on COMMAND, and then either runs
+ * COMMAND unchanged (signals, stdio and exit status pass through) or refuses: findings on stderr,
+ * exit 3, COMMAND never started. Missing facts stay unknown; only a definite error-severity
+ * finding refuses. A flag the installed vLLM lacks (or one newer than faultline's tables) is an FL000
+ * warning, never a refusal; `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of the check itself,
+ * go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a container.
  */
 import type { Command } from 'commander';
-import { UserError, isUserError } from '../../core/errors.js';
+import { UserError, describeUserError, isUserError } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import { deploymentFromArgv } from '../../deployment/load.js';
 import { readModelFacts } from '../../deployment/model-config.js';
@@ -25,7 +28,16 @@ export const GUARD_REFUSED = 3;
 
 interface GuardOptions {
   warnOnly?: boolean;
+  allowUnknownFlags?: boolean;
   allow: string[];
+}
+
+export interface GuardSettings {
+  /** Never refuse: findings and check errors are reported, the command starts regardless. */
+  warnOnly: boolean;
+  /** Flags faultline does not know become notes instead of an error. */
+  allowUnknownFlags: boolean;
+  allowed: Set<string>;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -37,11 +49,24 @@ export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit
       'run a vLLM launch only if no known silent-corruption hazard applies (container entrypoint wrapper)',
     )
     .argument('<command...>', 'the launch, after --: faultline guard -- vllm serve MODEL …')
-    .option('--warn-only', 'report findings on stderr but start the command anyway')
+    .option('--warn-only', 'never refuse: report findings (and any error of the check) on stderr, then start the command')
+    .option('--allow-unknown-flags', 'vLLM flags faultline does not know (newer vLLM, forks) become notes instead of FL000 warnings')
     .option('--allow <hazard>', 'start despite this hazard (FLnnn or alias); repeatable', collect, [])
     .addHelpText(
       'after',
-      '\nExit status: the command’s own (128 + signal number if a signal ended it); 3 when refused; 2 on usage errors.',
+      `
+As a container entrypoint (the image's CMD becomes the guarded command):
+  ENTRYPOINT ["faultline", "guard", "--"]
+  CMD ["vllm", "serve", "google/gemma-3-27b-it", "--kv-cache-dtype", "fp8"]
+With --warn-only the container always starts: use it to roll guard out, or where a refusal
+must never stop serving. Without it, a malformed launch exits 2 and a hazardous one exits 3.
+
+Examples:
+  faultline guard -- vllm serve MODEL --kv-cache-dtype fp8
+  faultline guard --allow FL001 -- vllm serve MODEL …        # start despite FL001
+  faultline guard --warn-only -- vllm serve MODEL --new-flag  # never refuses
+
+Exit status: the command's own (128 + signal number if a signal ended it); 3 when refused; 2 on usage errors.`,
     )
     .action(async (operands: string[], opts: GuardOptions, cmd: Command) => {
       const { after } = splitDashDash(cmd, operands);
@@ -51,28 +76,34 @@ export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit
           code: 'E_USAGE',
           hint: 'faultline guard -- vllm serve MODEL …',
         });
-      const allowed = new Set(
-        opts.allow.map((a) => {
-          const h = findHazard(a);
-          if (!h)
-            throw new UserError(`--allow ${a}: no such hazard`, {
-              code: 'E_USAGE',
-              hint: `known: ${hazards.map((x) => x.id).join(', ')}`,
-            });
-          return h.id;
-        }),
-      );
-      exit(await guard(command, { warnOnly: Boolean(opts.warnOnly), allowed, io, probe: runProbe }));
+      const warnOnly = Boolean(opts.warnOnly);
+      const allowed = new Set<string>();
+      for (const a of opts.allow) {
+        const h = findHazard(a);
+        if (h) allowed.add(h.id);
+        else {
+          const known = `known: ${hazards.map((x) => x.id).join(', ')}`;
+          if (!warnOnly) throw new UserError(`--allow ${a}: no such hazard`, { code: 'E_USAGE', hint: known });
+          io.err(`faultline guard: --warn-only: --allow ${a} names no hazard (${known}); going on\n`);
+        }
+      }
+      exit(await guard(command, { warnOnly, allowUnknownFlags: Boolean(opts.allowUnknownFlags), allowed, io, probe: runProbe }));
     });
 };
 
-export async function guard(
-  command: string[],
-  o: { warnOnly: boolean; allowed: Set<string>; io: CliIO; probe: Probe },
-): Promise<number> {
+export async function guard(command: string[], o: GuardSettings & { io: CliIO; probe: Probe }): Promise<number> {
   const { io } = o;
   const say = (line: string) => io.err(`faultline guard: ${line}\n`);
-  const d = await describeLaunch(command, o);
+  let d: Deployment | undefined;
+  try {
+    d = await describeLaunch(command, o);
+  } catch (e) {
+    if (!o.warnOnly) throw e;
+    // An entrypoint that must never refuse: say what could not be checked, and start.
+    const what = isUserError(e) ? describeUserError(e) : `internal error: ${(e as Error)?.message ?? String(e)}`;
+    say(`--warn-only: the launch could not be checked, so it starts unchecked:\n${what}`);
+    return start(command, io);
+  }
   if (!d) {
     say(`${command[0]} is not a vLLM server launch: nothing to check; starting it`);
     return start(command, io);
@@ -83,6 +114,7 @@ export async function guard(
   );
   if (findings.length)
     io.err(formatText(findings, { color: false, launches: 1, hazards: hazards.length, notes: d.notes }));
+  else for (const note of d.notes) say(`note: ${note.value}`);
   if (blocking.length && !o.warnOnly) {
     const ids = [...new Set(blocking.map((f) => f.hazard.id))];
     say(`refusing to start: ${ids.join(', ')} applies to this launch and silently corrupts output`);
@@ -104,18 +136,9 @@ async function start(command: string[], io: CliIO): Promise<number> {
 /** The launch as a Deployment with the machine's facts, or undefined when COMMAND is not vLLM. */
 async function describeLaunch(
   command: string[],
-  o: { io: CliIO; probe: Probe },
+  o: { io: CliIO; probe: Probe; allowUnknownFlags: boolean },
 ): Promise<Deployment | undefined> {
   const { io, probe } = o;
-  let d: Deployment;
-  try {
-    d = deploymentFromArgv(command, { cwd: io.cwd, env: io.env });
-  } catch (e) {
-    // Malformed vLLM flags are a user error (vLLM would reject them too); a foreign command is not ours.
-    if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
-    throw e;
-  }
-  d.source = { ...d.source, kind: 'guard' };
   const program = command[0].split('/').pop() ?? '';
   const pythons = /^python(\d+(\.\d+)*)?$/.test(program)
     ? [command[0], 'python3', 'python']
@@ -124,6 +147,21 @@ async function describeLaunch(
     gatherGpu(probe, io.env),
     gatherVersions(probe, io.env, pythons),
   ]);
+  let d: Deployment;
+  try {
+    // The installed vLLM picks the flag table: a flag its release lacks is a definite FL000.
+    d = deploymentFromArgv(command, {
+      cwd: io.cwd,
+      env: io.env,
+      allowUnknownFlags: o.allowUnknownFlags,
+      vllmVersion: versions.vllm.value,
+    });
+  } catch (e) {
+    // Malformed vLLM flags are a user error (vLLM would reject them too); a foreign command is not ours.
+    if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
+    throw e;
+  }
+  d.source = { ...d.source, kind: 'guard' };
   const facts: string[] = [];
   if (gpu.value) {
     d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };

@@ -4,7 +4,7 @@
  * Exit status: verify 0 all within tolerance, 1 mismatches; scales 0 correct, 1 wrong; 2 usage or input error.
  */
 import { Option, type Command } from 'commander';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { FAULT_MODELS } from '../../engine/attention/fault-models.js';
@@ -23,6 +23,7 @@ import { writeVectors } from '../../kernel/vectors.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { LateWrites, prepareOutputDir, prepareOutputFile } from '../output-paths.js';
 import { createProgress } from '../progress.js';
 import type { RegisterCommand } from './index.js';
 
@@ -42,7 +43,20 @@ const faultModelHelp = Object.values(FAULT_MODELS)
   .join('\n');
 
 export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  const kernel = program.command('kernel').description('verify attention kernels against the reference, localize errors, audit scale bookkeeping');
+  const kernel = program
+    .command('kernel')
+    .description('verify attention kernels against the reference, localize errors, audit scale bookkeeping')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  faultline kernel vectors --out /tmp/vec                       # test vectors that cross the window at every page alignment
+  faultline kernel run-engine /tmp/vec --fault-model trtllm-gen-swa-specdec   # or run a real kernel (tools/capture)
+  faultline kernel verify /tmp/vec --html verify.html           # where it is wrong: (request, row, head), seq_len, alignment
+  faultline kernel scales --q-dtype bf16 --kv-dtype fp8_e4m3 --q-scale 0.5 --k-scale 0.02 --v-scale 0.03 \\
+      --path trtllm-decode --policy vllm-affected               # bmm1/bmm2 scale bookkeeping
+`,
+    );
 
   kernel
     .command('vectors')
@@ -53,7 +67,7 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--unit-scales', 'q/k/v scales 1.0 (hides scale-bookkeeping defects; a control only)', false)
     .addHelpText('after', `\nPresets:\n${Object.values(PRESETS).map((p) => `  ${p.name}: ${p.description}`).join('\n')}\n`)
     .action((o: { out: string; preset: string; seed: string; unitScales: boolean }) => {
-      const dir = resolve(io.cwd, o.out);
+      const dir = prepareOutputDir('--out', io.cwd, o.out);
       const m = writeVectors(dir, presetByName(o.preset), { seed: intOption('--seed', o.seed, 0), unitScales: o.unitScales });
       io.out(`wrote ${m.cases.length} dumps (preset ${m.preset}, seed ${m.seed}${m.unitScales ? ', unit scales' : ', calibrated scales'}) and manifest.json to ${dir}\n`);
       io.out('next: run a kernel on them (tools/capture on a GPU, or `faultline kernel run-engine`), then `faultline kernel verify`\n');
@@ -71,8 +85,7 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
     .action((path: string, o: { faultModel: string; policy: BookkeepingName; out?: string }) => {
       const files = listDumps(resolve(io.cwd, path));
       const faultModel = o.faultModel === 'none' ? null : FAULT_MODELS[o.faultModel];
-      const outDir = o.out ? resolve(io.cwd, o.out) : undefined;
-      if (outDir) mkdirSync(outDir, { recursive: true });
+      const outDir = o.out ? prepareOutputDir('--out', io.cwd, o.out) : undefined;
       if (faultModel) io.out(`${faultModel.summary}\n`);
       let pairs = 0;
       for (const f of files) {
@@ -101,6 +114,7 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
     .action(async (path: string, o: { tolerance: string; json: boolean; maxPairs: string; html?: string; quiet?: boolean }) => {
       const tol = parseTolerance(o.tolerance);
       const maxPairs = intOption('--max-pairs', o.maxPairs, 0);
+      const htmlPath = o.html !== undefined ? prepareOutputFile('--html', io.cwd, o.html) : undefined;
       const results: CaseResult[] = [];
       const files = listDumps(resolve(io.cwd, path));
       const progress = createProgress(io, { label: 'kernel verify', quiet: o.quiet });
@@ -118,11 +132,14 @@ export const registerKernel: RegisterCommand = (program: Command, io: CliIO, exi
       const ch = characterize(results);
       const json = verifyJson(results, ch, o.tolerance);
       io.out(o.json ? json : formatVerifyText(results, ch, { maxPairs }));
-      if (o.html) {
-        const argv = ['faultline', 'kernel', 'verify', path, '--tolerance', o.tolerance, ...(o.json ? ['--json'] : []), '--html', o.html];
-        await writeProducedReport({ kind: 'kernel', json }, path, { html: resolve(io.cwd, o.html), command: commandLine(argv), cwd: io.cwd });
+      const code = results.every((r) => r.ok) ? 0 : 1;
+      if (htmlPath) {
+        const argv = ['faultline', 'kernel', 'verify', path, '--tolerance', o.tolerance, ...(o.json ? ['--json'] : []), '--html', o.html!];
+        const late = new LateWrites(io);
+        await late.attempt('--html', o.html!, () => writeProducedReport({ kind: 'kernel', json }, path, { html: htmlPath, command: commandLine(argv), cwd: io.cwd }));
+        late.report(code);
       }
-      exit(results.every((r) => r.ok) ? 0 : 1);
+      exit(code);
     });
 
   kernel

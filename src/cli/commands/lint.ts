@@ -1,10 +1,12 @@
 /**
  * `faultline lint FILE... [options]` and `faultline lint [options] -- vllm serve MODEL …`:
  * is this launch known to corrupt output? Exit 0 no findings, 1 findings, 2 usage or input error.
- * `--explain FLnnn` prints the hazard's documentation page (rendered from its data).
+ * `--explain FLnnn` prints the hazard's documentation page (rendered from its data); `--catalog` lists
+ * the hazards; `--suggest` adds each launch rewritten with each remedy of its findings.
  */
 import type { Command } from 'commander';
 import { UserError } from '../../core/errors.js';
+import { formatCatalogJson, formatCatalogText } from '../../hazards/catalog-list.js';
 import { renderHazardMarkdown } from '../../hazards/docs.js';
 import { findHazard, hazards } from '../../hazards/index.js';
 import { formatOutcome, parseFormat, runLint } from '../../hazards/lint-run.js';
@@ -20,6 +22,28 @@ interface LintOptions {
   format: string;
   explain?: string;
   allowUnknownFlags?: boolean;
+  suggest?: boolean;
+  catalog?: boolean;
+  set: string[];
+  env: string[];
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** `NAME=VALUE` options into a record; a malformed one is a usage error. */
+function assignments(option: string, items: string[]): Record<string, string> | undefined {
+  if (items.length === 0) return undefined;
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(item);
+    if (!m)
+      throw new UserError(`${option} ${item}: expected NAME=VALUE`, {
+        code: 'E_USAGE',
+        hint: `e.g. ${option} TP=8 (repeat ${option} for more)`,
+      });
+    out[m[1]] = m[2];
+  }
+  return out;
 }
 
 export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
@@ -39,12 +63,48 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
       '--allow-unknown-flags',
       'record flags vLLM does not know as notes instead of failing (newer vLLM, forks)',
     )
+    .option('--set <NAME=VALUE>', 'a variable the launch file leaves to run time (shell, Compose), e.g. --set TP=8; repeatable', collect, [])
+    .option('--env <NAME=VALUE>', 'an environment variable the launch runs with (exported to the server), e.g. --env VLLM_ATTENTION_BACKEND=FLASHINFER; repeatable', collect, [])
     .option('--explain <hazard>', 'print the documentation of a hazard (FL001 or its alias) and exit')
+    .option(
+      '--suggest',
+      'also print each launch with each remedy of its findings applied, in the file’s own form (shell line or YAML list), with the region it replaces',
+    )
+    .option(
+      '--catalog',
+      'list every hazard (id, alias, engines, severity, confidence, GPU, version bounds) and exit',
+    )
     .addHelpText(
       'after',
-      '\nA launch can also follow `--`:  faultline lint --gpu B200 -- vllm serve MODEL --kv-cache-dtype fp8 …\nExit status: 0 no findings, 1 findings, 2 usage or input error.',
+      [
+        '',
+        'Examples:',
+        '  faultline lint serve.sh --model-config /models/gemma-4/config.json --gpu B200',
+        '  faultline lint --gpu B200 -- vllm serve MODEL --kv-cache-dtype fp8 …   # a launch after --',
+        '  faultline lint serve.sh --set TP=8 --set EXTRA_ARGS="--kv-cache-dtype fp8" --vllm-version 0.27.1',
+        '  faultline lint deploy.yaml --gpu B200 --suggest                       # the fixed launches',
+        '  faultline lint --catalog --format json                                # the hazard catalog as data',
+        '  faultline lint --explain FL001',
+        '',
+        'Values known only when a script runs ($TP, $(nproc), $((A*B)), an unset $EXTRA_ARGS) are unknown facts:',
+        'hazards that depend on them are "possibly affected"; settle them with --set (as in the third example).',
+        "A flag the launch's vLLM release does not have (or an ambiguous abbreviation) is reported as FL000.",
+        '',
+        'Exit status: 0 no findings, 1 findings, 2 usage or input error.',
+      ].join('\n'),
     )
     .action((operands: string[], opts: LintOptions, cmd: Command) => {
+      if (opts.catalog) {
+        const format = parseFormat(opts.format);
+        if (format === 'sarif')
+          throw new UserError('--catalog prints text or json', {
+            code: 'E_USAGE',
+            hint: 'use --format text or --format json',
+          });
+        io.out(format === 'json' ? formatCatalogJson(hazards) : formatCatalogText(hazards));
+        exit(0);
+        return;
+      }
       if (opts.explain !== undefined) {
         const h = findHazard(opts.explain);
         if (!h)
@@ -67,6 +127,9 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         flashinferVersion: opts.flashinferVersion,
         cwd: io.cwd,
         allowUnknownFlags: opts.allowUnknownFlags,
+        suggest: opts.suggest,
+        set: assignments('--set', opts.set),
+        setEnv: assignments('--env', opts.env),
       });
       // Colour only when both the CLI's terminal check and stdout itself say TTY: `lint | less` gets plain text.
       const color = format === 'text' && io.isTTY && process.stdout.isTTY === true && !io.env.NO_COLOR;

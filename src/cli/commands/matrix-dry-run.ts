@@ -6,13 +6,19 @@
  * stops there (coverage.after_found: stop) — the covering rows then never run; a launch that
  * fails to start makes later rounds re-cover what it held.
  */
+import { dirname, resolve } from 'node:path';
 import { ConstraintSet, type Constraint } from '../../matrix/constraints.js';
 import { coveringRound } from '../../matrix/covering-round.js';
 import type { CellResult } from '../../matrix/cell-result.js';
+import { cellSubmission, DRY_RUN_DIR } from '../../matrix/executors/dry-run.js';
 import { buildLaunch } from '../../matrix/launch-spec.js';
 import { maximalConfigurations } from '../../matrix/maximal.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { configLevels, type Config } from '../../matrix/space.js';
+
+/** Where the servers would run: launch.cwd (relative to the plan), else here. */
+const serverCwd = (plan: MatrixPlan): string =>
+  plan.launch.cwd !== undefined ? resolve(dirname(plan.file), plan.launch.cwd) : process.cwd();
 
 interface DryRun {
   reference: Config;
@@ -47,17 +53,28 @@ function compute(plan: MatrixPlan): DryRun {
 
 export function dryRunJson(plan: MatrixPlan, slots: number): string {
   const d = compute(plan);
-  const row = (c: Config) => ({ levels: configLevels(plan.space, c), argv: buildLaunch(plan, c).argv });
+  const row = (c: Config, id = 'reference') => {
+    const submission = cellSubmission(plan, id, c, serverCwd(plan));
+    return {
+      levels: configLevels(plan.space, c),
+      argv: buildLaunch(plan, c).argv,
+      ...(submission !== undefined ? { submission } : {}),
+    };
+  };
   return `${JSON.stringify(
     {
       plan: plan.file,
-      factors: plan.space.names.map((name, f) => ({ name, levels: plan.space.levels[f], reference: plan.space.levels[f][plan.baseline[f]] })),
+      factors: plan.space.names.map((name, f) => ({
+        name,
+        levels: plan.space.levels[f],
+        reference: plan.space.levels[f][plan.baseline[f]],
+      })),
       constraints: plan.constraints.constraints.map((c) => c.label),
       strength: plan.strength,
       parallel: slots,
       reference: plan.reference.kind === 'url' ? { url: plan.reference.url } : row(d.reference),
-      maximal: d.maximal.map(row),
-      covering: d.covering.map(row),
+      maximal: d.maximal.map((c, i) => row(c, `m${i + 1}`)),
+      covering: d.covering.map((c, i) => row(c, `r${i + 1}`)),
       coveringTargets: d.validTuples,
       afterFound: plan.coverage.afterFound,
       launchesBeforeLocalization: (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
@@ -76,7 +93,8 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
     '',
     'Factors (reference level marked *; a choice keeps it in the most-enabled launches):',
     ...names.map(
-      (n, f) => `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}${plan.choices[f] ? '   (choice)' : ''}`,
+      (n, f) =>
+        `  ${n}: ${levels[f].map((l, v) => (v === plan.baseline[f] ? `${l}*` : l)).join(' | ')}${plan.choices[f] ? '   (choice)' : ''}`,
     ),
   ];
   const labels = plan.constraints.constraints.map((c) => c.label);
@@ -91,12 +109,28 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
   );
   const header = ['row', 'phase', ...names];
   const rows = [
-    ...d.maximal.map((c, i) => [`m${i + 1}`, 'maximal', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
-    ...d.covering.map((c, i) => [`r${i + 1}`, 'covering', ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v]))]),
+    ...d.maximal.map((c, i) => [
+      `m${i + 1}`,
+      'maximal',
+      ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v])),
+    ]),
+    ...d.covering.map((c, i) => [
+      `r${i + 1}`,
+      'covering',
+      ...c.map((v, f) => (v === plan.baseline[f] ? '·' : levels[f][v])),
+    ]),
   ];
   const all = [header, ...rows];
   const widths = header.map((_, j) => Math.max(...all.map((r) => r[j].length)));
-  out.push(...all.map((r) => `  ${r.map((cell, j) => cell.padEnd(widths[j])).join('  ').trimEnd()}`));
+  out.push(
+    ...all.map(
+      (r) =>
+        `  ${r
+          .map((cell, j) => cell.padEnd(widths[j]))
+          .join('  ')
+          .trimEnd()}`,
+    ),
+  );
   const before = (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length;
   out.push(
     '',
@@ -105,5 +139,26 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
       ? 'When a most-enabled launch fails, the run localizes that failure and stops there (coverage.after_found: stop): the covering rows run only when none fails.'
       : 'When a most-enabled launch fails, the run localizes that failure first, then runs the covering rows (coverage.after_found: cover).',
   );
+  out.push(...submissions(plan, d));
   return `${out.join('\n')}\n`;
+}
+
+/** Slurm: each cell's batch script; Kubernetes: each cell's Job and Service. Nothing for local cells. */
+function submissions(plan: MatrixPlan, d: DryRun): string[] {
+  const rows: [string, Config][] = [
+    ...(plan.reference.kind === 'launch' ? [['reference', d.reference] as [string, Config]] : []),
+    ...d.maximal.map((c, i): [string, Config] => [`m${i + 1}`, c]),
+    ...d.covering.map((c, i): [string, Config] => [`r${i + 1}`, c]),
+  ];
+  const what = plan.executor.kind === 'slurm' ? 'sbatch script' : 'Job and Service';
+  return rows.flatMap(([id, c]) => {
+    const text = cellSubmission(plan, id, c, serverCwd(plan));
+    return text === undefined
+      ? []
+      : [
+          '',
+          `── ${id}: ${what} (${DRY_RUN_DIR} is the run directory; a run names its cells c001, c002, …) ──`,
+          text.trimEnd(),
+        ];
+  });
 }

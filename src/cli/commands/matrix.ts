@@ -5,8 +5,9 @@
  * the reference, and report the minimal failing interactions with their verified remedies.
  *
  * stdout carries only the report (text or JSON); progress goes to stderr. Ctrl-C stops every
- * server of the run and leaves a journal that `--resume RUN_DIR` continues.
- * Exit: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive, 130 interrupted.
+ * server of the run and leaves a journal that `--resume RUN_DIR` continues (SIGTERM, SIGHUP and
+ * SIGQUIT alike); `--cleanup RUN_DIR` stops servers a killed run left behind.
+ * Exit: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive, 128 + signal interrupted.
  */
 import type { Command } from 'commander';
 import { dirname, join, resolve } from 'node:path';
@@ -15,25 +16,32 @@ import { VERSION } from '../../core/version.js';
 import { buildAttribution } from '../../matrix/attribution.js';
 import { RunInterrupted } from '../../matrix/cells.js';
 import { maxPassRounds } from '../../matrix/confirmation.js';
-import { formatAttributionJson, formatAttributionText } from '../../matrix/format-text.js';
-import { handleInterrupts } from '../../matrix/interrupt.js';
+import { formatAttributionJson, formatAttributionText, phaseLabel } from '../../matrix/format-text.js';
+import { exitCodeForSignal, handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
 import { createLocalExecutor } from '../../matrix/local-executor.js';
+import { executorForPlan } from '../../matrix/executors/select.js';
 import { loadPlanFile } from '../../matrix/plan-load.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
 import { runMatrix, type RunEvent } from '../../matrix/run.js';
+import { currentProcess } from '../../matrix/run-owner.js';
+import { RUN_ID_ENV } from '../../matrix/survivors.js';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { ATTRIBUTION_FILE } from '../../report/inputs/matrix-run.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { LateWrites, prepareOutputDir, prepareOutputFile } from '../output-paths.js';
 import { createProgress } from '../progress.js';
 import { describeDryRun, dryRunJson } from './matrix-dry-run.js';
+import { cleanupRun, describeSurvivors, journalServerGroups, stopLeftServers } from './matrix-processes.js';
 import type { RegisterCommand } from './index.js';
 
 interface MatrixOptions {
   out?: string;
+  cleanup?: string;
   resume?: string;
   dryRun?: boolean;
   parallel?: string;
@@ -42,17 +50,13 @@ interface MatrixOptions {
   html?: string;
 }
 
-export const EXIT = { clean: 0, corrupt: 1, usage: 2, inconclusive: 3, interrupted: 130 } as const;
+export const EXIT = { clean: 0, corrupt: 1, usage: 2, inconclusive: 3 } as const;
 
 function parallelOf(value: string | undefined, plan: MatrixPlan): number {
   if (value === undefined) return plan.executor.parallel;
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1 || n > 64)
     throw new UserError(`--parallel ${JSON.stringify(value)} must be an integer from 1 to 64`, { hint: 'servers run at once, e.g. --parallel 2' });
-  if (plan.executor.gpus && plan.executor.gpus.length !== n)
-    throw new UserError(`--parallel ${n} does not match the plan's executor.gpus (${plan.executor.gpus.length} slots)`, {
-      hint: 'give one CUDA_VISIBLE_DEVICES value per slot in executor.gpus, or leave --parallel out',
-    });
   return n;
 }
 
@@ -70,40 +74,62 @@ function checkResumable(records: JournalRecord[], plan: MatrixPlan, runDir: stri
     });
 }
 
-function describeCell(event: Extract<RunEvent, { type: 'cell' }>, plan: MatrixPlan): string {
+export function describeCell(event: Extract<RunEvent, { type: 'cell' }>, plan: MatrixPlan): string {
   const c = event.cell;
   const changed = Object.entries(c.levels)
     .filter(([name, level]) => plan.space.levels[plan.space.names.indexOf(name)][plan.baseline[plan.space.names.indexOf(name)]] !== level)
     .map(([name, level]) => `${name}=${level}`);
   const rate = c.outcome === 'corrupt' && c.corruptRate !== undefined ? ` (${(c.corruptRate * 100).toFixed(0)}% of requests)` : '';
   const took = event.reused ? 'from the journal' : `${(c.durationMs / 1000).toFixed(1)} s`;
-  return `${c.id} ${c.phase}: ${c.outcome.toUpperCase()}${rate} [${changed.join(' ') || 'reference levels'}] ${took}`;
+  return `${c.id} ${phaseLabel(c)}: ${c.outcome.toUpperCase()}${rate} [${changed.join(' ') || 'reference levels'}] ${took}`;
 }
 
 export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exit) => {
   program
     .command('matrix')
     .description('find the minimal feature combination that corrupts output, in few server launches (covering array + localization)')
-    .argument('<plan>', 'the matrix plan (YAML; schema/matrix-plan.schema.json)')
+    .argument('[plan]', 'the matrix plan (YAML; schema/matrix-plan.schema.json)')
     .option('--out <dir>', 'run directory for the journal and per-cell logs (default: ./faultline-matrix-<time>)')
-    .option('--resume <dir>', 'continue an interrupted run: finished cells are not run again')
-    .option('--dry-run', 'print the plan and the covering array without launching anything')
+    .option('--resume <dir>', 'continue an interrupted run: servers it left running are stopped, finished cells are not run again')
+    .option('--cleanup <dir>', 'stop every server a killed run left running (no plan needed), then exit')
+    .option('--dry-run', "print the plan and the covering array (and, for a Slurm or Kubernetes executor, each cell's sbatch script or Job and Service) without launching anything")
     .option('--parallel <n>', "servers at once (default: the plan's executor.parallel)")
     .option('--format <format>', 'text or json', 'text')
     .option('--quiet', 'plain progress lines, no live line')
     .option('--html <file>', 'also write a self-contained HTML report (attribution heatmap, localization steps)')
     .addHelpText(
       'after',
-      '\nProgress goes to stderr; stdout holds only the report.\n' +
-        'Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive, 130 interrupted (resume with --resume).\n',
+      `
+Examples:
+  faultline matrix examples/seed-b200/matrix.yaml --parallel 2 --html matrix.html
+  faultline matrix examples/seed-b200/matrix.yaml --dry-run          # the covering array, nothing launched
+  faultline matrix examples/seed-b200/matrix.yaml --resume RUN_DIR   # continue after Ctrl-C or a crash
+  faultline matrix --cleanup RUN_DIR                                 # stop servers a killed run left behind
+
+Progress goes to stderr; stdout holds only the report.
+SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every server of the run and keep the journal (a second
+signal kills them at once). Each server's process group is journaled; if faultline is killed
+with SIGKILL its reaper process stops them, and --resume or --cleanup stops any that survived.
+Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
+128 + the signal's number when interrupted (130 for Ctrl-C; resume with --resume).
+`,
     )
-    .action(async (planPath: string, opts: MatrixOptions) => {
+    .action(async (planPath: string | undefined, opts: MatrixOptions) => {
+      if (opts.cleanup !== undefined) {
+        if (planPath !== undefined || opts.resume || opts.out || opts.dryRun)
+          throw new UserError('--cleanup RUN_DIR takes no plan and no other run option', { hint: 'faultline matrix --cleanup RUN_DIR' });
+        exit(await cleanupRun(opts.cleanup, io));
+        return;
+      }
+      if (planPath === undefined)
+        throw new UserError('matrix needs a plan file', { hint: 'faultline matrix PLAN.yaml (see examples/*/matrix.yaml), or --cleanup RUN_DIR' });
       if (opts.format !== 'text' && opts.format !== 'json') throw new UserError(`--format ${opts.format}: use text or json`);
       if (opts.out && opts.resume)
         throw new UserError('--out and --resume are alternatives', { hint: '--resume RUN_DIR continues in RUN_DIR itself' });
       const planFile = resolve(io.cwd, planPath);
       const plan = loadPlanFile(planFile);
       const slots = parallelOf(opts.parallel, plan);
+      const htmlPath = opts.html !== undefined && !opts.dryRun ? prepareOutputFile('--html', io.cwd, opts.html) : undefined;
       parseProbeOptions(plan.probe, planPath, plan.probeAt); // a typo in probe: fails here, before any server starts
 
       if (opts.dryRun) {
@@ -116,14 +142,18 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       let journal: Journal;
       let resumed: JournalRecord[] = [];
       let runDir: string;
+      let runId: string | undefined;
       if (opts.resume) {
         runDir = resolve(io.cwd, opts.resume);
-        const r = Journal.resume(runDir);
+        const r = Journal.resume(runDir, currentProcess());
         checkResumable(r.records, plan, runDir);
         journal = r.journal;
         resumed = r.records;
+        const head = resumed[0];
+        runId = head?.type === 'run' ? head.runId : undefined;
       } else {
-        runDir = opts.out ? resolve(io.cwd, opts.out) : defaultRunDir(io.cwd);
+        runDir = opts.out ? prepareOutputDir('--out', io.cwd, opts.out) : defaultRunDir(io.cwd);
+        runId = randomUUID();
         journal = Journal.create(runDir, {
           type: 'run',
           version: 1,
@@ -131,6 +161,8 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
           planHash: plan.hash,
           faultline: VERSION,
           startedAt: new Date().toISOString(),
+          runId,
+          owner: currentProcess(),
         });
       }
 
@@ -138,13 +170,21 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       const executor = createLocalExecutor({
         runDir,
         slots,
-        gpus: plan.executor.gpus,
         // launch.cwd is relative to the plan file (as paths in compose files are); default: where faultline runs
         cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
         health: plan.launch.health,
         readyTimeoutMs: plan.launch.readyTimeoutMs,
         stopTimeoutMs: plan.launch.stopTimeoutMs,
-        baseEnv: io.env,
+        baseEnv: runId ? { ...io.env, [RUN_ID_ENV]: runId } : io.env,
+        onServerGroup: journalServerGroups(journal),
+      });
+      const cellExecutor = await executorForPlan(plan, executor, {
+        runDir,
+        cwd: plan.launch.cwd !== undefined ? resolve(planDir, plan.launch.cwd) : io.cwd,
+        record: (r) => journal.append(r),
+        resumed,
+        slots,
+        env: io.env,
       });
       const progress = createProgress(io, { label: 'matrix', quiet: opts.quiet });
       const started = Date.now();
@@ -164,11 +204,15 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
       progress.log(`${plan.space.names.length} factors, strength ${plan.strength}, ${slots} slot(s); run directory ${runDir}`);
 
       const controller = new AbortController();
-      const release = handleInterrupts(controller);
+      const interrupts = handleInterrupts(controller);
       try {
+        if (opts.resume) {
+          const left = await stopLeftServers(resumed, journal, plan.launch.stopTimeoutMs, 'resume');
+          if (left.length) progress.log(`stopped ${left.length} server(s) the interrupted run left running: ${describeSurvivors(left)}`);
+        }
         const run = await runMatrix({
           plan,
-          executor,
+          executor: cellExecutor,
           probe: createEngineProbe({ rounds: maxPassRounds(plan.confirm), planDir }),
           journal,
           resumed,
@@ -181,22 +225,30 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
             ` (${report.launches.thisRun} this run) vs exhaustive ${report.launches.exhaustive}`,
         );
         const attributionJson = formatAttributionJson(report);
-        // Kept in the run directory so `faultline report RUN_DIR` needs neither a replay nor the plan.
-        writeFileSync(join(runDir, ATTRIBUTION_FILE), attributionJson);
         io.out(opts.format === 'json' ? attributionJson : formatAttributionText(report));
-        if (opts.html)
-          await writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
-            html: resolve(io.cwd, opts.html),
-            command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html]),
-            cwd: io.cwd,
-          });
-        exit(report.verdict === 'corruption-found' ? EXIT.corrupt : report.verdict === 'clean' ? EXIT.clean : EXIT.inconclusive);
+        const code = report.verdict === 'corruption-found' ? EXIT.corrupt : report.verdict === 'clean' ? EXIT.clean : EXIT.inconclusive;
+        const late = new LateWrites(io);
+        // Kept in the run directory so `faultline report RUN_DIR` needs neither a replay nor the plan.
+        const attributionPath = join(runDir, ATTRIBUTION_FILE);
+        await late.attempt('the attribution', attributionPath, () => writeFileSync(attributionPath, attributionJson));
+        if (htmlPath)
+          await late.attempt('--html', opts.html!, () =>
+            writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
+              html: htmlPath,
+              command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html!]),
+              cwd: io.cwd,
+            }),
+          );
+        late.report(code);
+        exit(code);
       } catch (e) {
         if (!(e instanceof RunInterrupted)) throw e;
+        // cells still in flight stop their servers on the abort; each is journaled as stopped before the exit
+        await executor.whenIdle(plan.launch.stopTimeoutMs + 5000);
         progress.done(`interrupted; every server of the run is stopped. Continue with: faultline matrix ${planPath} --resume ${runDir}`);
-        exit(EXIT.interrupted);
+        exit(exitCodeForSignal(interrupts.received ?? 'SIGINT'));
       } finally {
-        release();
+        interrupts.release();
         journal.close();
       }
     });

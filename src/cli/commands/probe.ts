@@ -9,17 +9,21 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UserError } from '../../core/errors.js';
 import { readModelFacts } from '../../deployment/model-config.js';
+import { DEFAULT_SEQUENTIAL } from '../../oracle/stats.js';
 import { formatText, summaryJson } from '../../probe/format.js';
 import { recordGolden } from '../../probe/record.js';
-import { loadRecording, saveRecording } from '../../probe/recording.js';
-import { runProbe, type ProbeConfig } from '../../probe/run.js';
+import { reconcileGoldenOptions, type GoldenSettings } from '../../probe/golden-options.js';
+import { loadRecording, saveRecording, type Recording } from '../../probe/recording.js';
+import { runProbe, type ProbeConfig, type ProbeReport } from '../../probe/run.js';
 import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { LateWrites, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
+import { addCanaryOptions, CANARY_HELP, canaryRequested, runCanaryCommand, type CanaryFlags } from './probe-canary.js';
 
-interface ProbeOptions {
+interface ProbeOptions extends CanaryFlags {
   target: string;
   html?: string;
   reference?: string;
@@ -42,6 +46,7 @@ interface ProbeOptions {
   out?: string;
   apiKeyEnv?: string;
   earlyStop: boolean;
+  maxFailedRequests?: string;
 }
 
 const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../../data/heldout-prose.txt', import.meta.url));
@@ -94,7 +99,7 @@ function windowOf(opts: ProbeOptions, cwd: string): number | undefined {
 }
 
 export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  program
+  const command = program
     .command('probe')
     .description(
       'probe a running OpenAI-compatible server for silent output corruption (differential, temperature 0)',
@@ -133,6 +138,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     .option('--logprobs <k>', 'top-k logprobs to ask for (vLLM allows up to 20 by default)', '5')
     .option('--timeout <seconds>', 'per-request wait for the response headers', '300')
     .option('--no-early-stop', 'run every planned request even after the verdict is decided')
+    .option(
+      '--max-failed-requests <n>',
+      `CLEAN needs at most N failed requests (0: any failure makes the run INCONCLUSIVE, exit 3); default: at most ${100 * DEFAULT_SEQUENTIAL.maxFailedFraction}% of requests`,
+    )
     .option('--format <format>', 'text or json', 'text')
     .option('--out <file>', 'write the full JSON report, token-level exchanges included')
     .option('--html <file>', 'also write a self-contained HTML report (charts, side-by-side examples) to this file')
@@ -142,9 +151,20 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
     )
     .addHelpText(
       'after',
-      '\nExit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too many failed requests).',
+      `
+Examples:
+  faultline probe --target http://127.0.0.1:8000 --reference http://127.0.0.1:8001 --model-config /models/gemma-3
+  faultline probe --target http://127.0.0.1:8001 --window 1024 --save-golden golden.json   # record a trusted server
+  faultline probe --target http://127.0.0.1:8000 --golden golden.json --format json --out probe.json
+  faultline probe --target URL --reference URL --window 128 --max-failed-requests 0       # any failed request fails CI
+
+With --golden the prompts are the golden's: --suite, --seed, --max-tokens, --logprobs, --prompts and
+--prompt-text are refused when they would change them; --page-size and --window override the golden's
+values (a note says so); --requests replays the first N exchanges.
+
+Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too many failed requests).`,
     )
-    .action(async (opts: ProbeOptions) => {
+    .action(async (opts: ProbeOptions, cmd: Command) => {
       if (opts.format !== 'text' && opts.format !== 'json')
         throw new UserError(`--format ${opts.format}: use text or json`);
       if (!SUITE_NAMES.includes(opts.suite as SuiteName))
@@ -173,10 +193,13 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
           });
       }
       const requests = int('--requests', opts.requests, 1, 100_000);
+      const outputs = prepareOutputs(opts, io.cwd);
       const maxTokens = int('--max-tokens', opts.maxTokens, 1, 1_000_000);
-      const golden = opts.golden
-        ? { path: opts.golden, recording: loadRecording(resolve(io.cwd, opts.golden)) }
-        : undefined;
+      const window = windowOf(opts, io.cwd);
+      const pageSize = int('--page-size', opts.pageSize, 1, 4096);
+      const goldenRun = opts.golden ? loadGolden(opts.golden, opts, cmd, io.cwd, { window, pageSize, requests, maxTokens }) : undefined;
+      const golden = goldenRun?.golden;
+      for (const note of goldenRun?.settings.notes ?? []) io.err(`faultline probe: --golden: ${note}\n`);
       const filePrompts =
         suite === 'file' && !golden
           ? (() => {
@@ -205,24 +228,41 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
         suite,
         filePrompts,
         corpus,
-        window: windowOf(opts, io.cwd),
-        pageSize: int('--page-size', opts.pageSize, 1, 4096),
-        requests,
+        window: goldenRun ? goldenRun.settings.window : window,
+        pageSize: goldenRun ? goldenRun.settings.pageSize : pageSize,
+        requests: goldenRun ? goldenRun.settings.requests : requests,
+        notes: goldenRun?.settings.notes,
         maxTokens,
         concurrency: int('--concurrency', opts.concurrency, 1, 256),
         seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
         logprobs: int('--logprobs', opts.logprobs, 1, 20),
         earlyStop: opts.earlyStop,
+        sequential:
+          opts.maxFailedRequests !== undefined
+            ? { ...DEFAULT_SEQUENTIAL, maxFailedRequests: int('--max-failed-requests', opts.maxFailedRequests, 0) }
+            : undefined,
         client: { timeouts: { headersMs: 1000 * int('--timeout', opts.timeout, 1) } },
         onProgress: io.isTTY
           ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
           : undefined,
       };
+      if (canaryRequested(opts)) {
+        exit(await runCanaryCommand(config, opts, io, EXIT));
+        return;
+      }
 
       if (!config.reference && !golden) {
         const rec = await recordGolden(config);
-        saveRecording(resolve(io.cwd, opts.saveGolden!), rec.recording);
         const ok = rec.recording.exchanges.length - rec.failed;
+        try {
+          saveRecording(outputs.saveGolden!, rec.recording);
+        } catch (e) {
+          // Recording mode produces nothing but the file: losing it is a failure, not a verdict.
+          throw new UserError(
+            `recorded ${ok} exchanges from ${config.target.url} but could not write ${outputs.saveGolden}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            { code: 'E_OUTPUT_PATH', hint: 'pass --save-golden a path you can write' },
+          );
+        }
         io.out(
           opts.format === 'json'
             ? JSON.stringify(
@@ -238,31 +278,72 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
 
       const report = await runProbe(config);
       if (io.isTTY) io.err('\r\x1b[K');
-      if (opts.saveGolden && report.golden) saveRecording(resolve(io.cwd, opts.saveGolden), report.golden);
-      if (opts.out) {
-        const { golden: _g, ...full } = report;
-        writeFileSync(resolve(io.cwd, opts.out), JSON.stringify(full) + '\n');
-      }
       io.out(
         opts.format === 'json'
           ? JSON.stringify(summaryJson(report), null, 2) + '\n'
           : formatText(report, { color: io.isTTY && !io.env.NO_COLOR }),
       );
-      if (opts.html) {
-        const { golden: _golden, ...full } = report;
-        const argv = ['faultline', 'probe', '--target', opts.target, '--suite', opts.suite, '--html', opts.html];
-        await writeProducedReport({ kind: 'probe', json: JSON.stringify(full) }, opts.target, {
-          html: resolve(io.cwd, opts.html),
-          command: commandLine(argv),
-          cwd: io.cwd,
-        });
-      }
-      exit(
-        report.verdict === 'CLEAN'
-          ? EXIT.clean
-          : report.verdict === 'CORRUPT'
-            ? EXIT.corrupt
-            : EXIT.inconclusive,
-      );
+      const code = report.verdict === 'CLEAN' ? EXIT.clean : report.verdict === 'CORRUPT' ? EXIT.corrupt : EXIT.inconclusive;
+      await writeProbeOutputs(report, opts, outputs, io, code);
+      exit(code);
     });
+  addCanaryOptions(command).addHelpText('after', CANARY_HELP);
 };
+
+/** The golden and what it does to the other options (conflicts refused, overrides noted). */
+function loadGolden(
+  path: string,
+  opts: ProbeOptions,
+  cmd: Command,
+  cwd: string,
+  parsed: { window?: number; pageSize: number; requests: number; maxTokens: number },
+): { golden: { path: string; recording: Recording }; settings: GoldenSettings } {
+  const recording = loadRecording(resolve(cwd, path));
+  const given = (name: string) => cmd.getOptionValueSource(name) === 'cli';
+  const settings = reconcileGoldenOptions(recording, path, {
+    suite: given('suite') ? opts.suite : undefined,
+    seed: given('seed') ? int('--seed', opts.seed, 0, 2 ** 31 - 1) : undefined,
+    maxTokens: given('maxTokens') ? parsed.maxTokens : undefined,
+    logprobs: given('logprobs') ? int('--logprobs', opts.logprobs, 1, 20) : undefined,
+    prompts: opts.prompts,
+    promptText: opts.promptText,
+    pageSize: given('pageSize') ? parsed.pageSize : undefined,
+    window: parsed.window,
+    requests: given('requests') ? parsed.requests : undefined,
+  });
+  return { golden: { path, recording: { ...recording, exchanges: recording.exchanges.slice(0, settings.requests) } }, settings };
+}
+
+interface ProbeOutputs {
+  out?: string;
+  saveGolden?: string;
+  html?: string;
+}
+
+/** Every output path, checked (parent directories made) before any request is sent. */
+function prepareOutputs(opts: ProbeOptions, cwd: string): ProbeOutputs {
+  return {
+    out: opts.out !== undefined ? prepareOutputFile('--out', cwd, opts.out) : undefined,
+    saveGolden: opts.saveGolden !== undefined ? prepareOutputFile('--save-golden', cwd, opts.saveGolden) : undefined,
+    html: opts.html !== undefined ? prepareOutputFile('--html', cwd, opts.html) : undefined,
+  };
+}
+
+/** After the verdict is printed: the files; a failed write is reported and the verdict's code kept. */
+async function writeProbeOutputs(report: ProbeReport, opts: ProbeOptions, outputs: ProbeOutputs, io: CliIO, code: number): Promise<void> {
+  const late = new LateWrites(io);
+  const { golden, ...full } = report;
+  if (outputs.saveGolden && golden) await late.attempt('--save-golden', opts.saveGolden!, () => saveRecording(outputs.saveGolden!, golden));
+  if (outputs.out) await late.attempt('--out', opts.out!, () => writeFileSync(outputs.out!, JSON.stringify(full) + '\n'));
+  if (outputs.html) {
+    const argv = ['faultline', 'probe', '--target', opts.target, '--suite', opts.suite, '--html', opts.html!];
+    await late.attempt('--html', opts.html!, () =>
+      writeProducedReport({ kind: 'probe', json: JSON.stringify(full) }, opts.target, {
+        html: outputs.html!,
+        command: commandLine(argv),
+        cwd: io.cwd,
+      }),
+    );
+  }
+  late.report(code);
+}

@@ -5,11 +5,11 @@
  */
 import type { Command } from 'commander';
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeReportFromInputs } from '../../report/write.js';
 import type { CliIO } from '../io.js';
+import { prepareOutputDir, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
 
 interface ReportOptions {
@@ -30,20 +30,33 @@ export const registerReport: RegisterCommand = (program: Command, io: CliIO, exi
     .option('--png <dir>', 'also write every chart as a PNG into this directory')
     .option('--title <text>', 'the report title')
     .option('--data <file>', 'also write the report data (plain JSON) to this file')
-    .addHelpText('after', '\nExit status: 0 report written, 2 usage or input error.\n')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  faultline report faultline-matrix-2026-12-01T10-00-00Z --html matrix.html     # a matrix run directory
+  faultline report RUN_DIR probe.json verify.json lint.json --html report.html --png charts/
+  faultline lint serve.sh --format json > lint.json && faultline report lint.json --html lint.html
+
+Each input's kind is read from its content. Exit status: 0 report written, 2 usage or input error.
+`,
+    )
     .action(async (inputs: string[], opts: ReportOptions) => {
       if (!opts.html)
         throw new UserError('report needs --html OUT.html', { hint: 'e.g. faultline report run-dir probe.json --html report.html' });
-      const html = resolve(io.cwd, opts.html);
+      // every output checked before the inputs are read and the charts rendered
+      const html = prepareOutputFile('--html', io.cwd, opts.html);
+      const pngDir = opts.png !== undefined ? prepareOutputDir('--png', io.cwd, opts.png) : undefined;
+      const dataPath = opts.data !== undefined ? prepareOutputFile('--data', io.cwd, opts.data) : undefined;
       const written = await writeReportFromInputs(inputs, {
         html,
-        pngDir: opts.png ? resolve(io.cwd, opts.png) : undefined,
+        pngDir,
         title: opts.title,
         command: commandLine(['faultline', ...reportArgv(inputs, opts)]),
         cwd: io.cwd,
       });
-      if (opts.data) {
-        const path = resolve(io.cwd, opts.data);
+      if (dataPath) {
+        const path = dataPath;
         try {
           writeFileSync(path, JSON.stringify(written.data, null, 2) + '\n');
         } catch (e) {

@@ -13,7 +13,12 @@ export interface ArgField extends ArgToken {
 
 /** Drops the per-character map: what goes into a LaunchCommand. */
 export function toToken(f: ArgField): ArgToken {
-  return f.at ? { text: f.text, at: f.at } : { text: f.text };
+  return {
+    text: f.text,
+    ...(f.at ? { at: f.at } : {}),
+    ...(f.runtime ? { runtime: f.runtime } : {}),
+    ...(f.spread ? { spread: true } : {}),
+  };
 }
 
 /** A word made by faultline (e.g. the `vllm serve` an image entrypoint runs), located at `at`. */

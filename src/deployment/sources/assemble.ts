@@ -37,17 +37,23 @@ const OFFICIAL_IMAGE = /^(?:docker\.io\/)?vllm\/vllm-openai:v?(\d+\.\d+\.\d+[\w.
 
 export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions): Deployment {
   const relocate = relocator(launch, opts);
+  const notes0: Located<string>[] = [];
+  const versions = versionsOf(launch, opts, notes0);
   const parsed = parseVllmCommand(launch.tokens, {
     baseDir: launch.baseDir,
     readFile: (p) => launch.files.get(resolve(p))?.text ?? readFileSync(p, 'utf8'),
     allowUnknown: opts.allowUnknownFlags ?? false,
+    vllmVersion: versions.vllm?.value,
+    ...(launch.extraFlags ? { extraFlags: launch.extraFlags } : {}),
   });
+  if (!launch.role && parsed.args.get('is_prefill_worker')?.value === true) launch.role = 'prefill';
+  else if (!launch.role && parsed.args.get('is_decode_worker')?.value === true) launch.role = 'decode';
   const args = new Map<string, Located<unknown>>();
   for (const [dest, v] of parsed.args) {
     const keyAt = v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));
     args.set(dest, { ...v, ...located(relocate(v.at)), ...(keyAt ? { keyAt } : {}) } as Located<unknown>);
   }
-  const notes: Located<string>[] = [...launch.notes, ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) }))];
+  const notes: Located<string>[] = [...launch.notes, ...notes0, ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) }))];
 
   let model = parsed.model && { value: parsed.model.value, ...located(relocate(parsed.model.at)) };
   if (launch.modelHint && (!model || model.value === KSERVE_MOUNT || model.value.startsWith(`${KSERVE_MOUNT}/`))) {
@@ -59,17 +65,20 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
     source: launch.source,
     engine: 'vllm',
     ...located(relocate(parsed.at) ?? launch.tokens[0]?.at),
+    argv: launch.tokens.map((t) => ({ text: t.text, ...located(relocate(t.at)) })),
     ...(model ? { model } : {}),
     args,
     env: launch.env,
-    versions: {},
+    versions,
     notes,
+    flagProblems: parsed.flagProblems.map((p) => ({ ...p, ...located(relocate(p.at)) })),
+    flagTable: parsed.flagTable,
+    ...(launch.role ? { role: launch.role } : {}),
   };
   const facts = modelFacts(launch, d, opts);
   if (facts) d.modelFacts = facts;
   const gpu = gpuOf(launch, opts, notes);
   if (gpu) d.gpu = gpu;
-  d.versions = versionsOf(launch, opts, notes);
   return d;
 }
 

@@ -13,8 +13,13 @@ import { isProductionStackValues, launchesFromProductionStack } from './helm-pro
 import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js';
 import { launchesFromKubernetesObject } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
-import { launchesFromShellFile } from './shell.js';
+import { launchesFromShellFile, type GivenValues } from './shell.js';
 import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
+import { isDynamoGraph, launchesFromDynamoGraph } from './dynamo-graph.js';
+import { isKubeAiModel, launchesFromKubeAi } from './kubeai.js';
+import { isVllmRuntime, launchesFromVllmRuntime } from './production-stack-operator.js';
+import { isRayServeLlmConfig, launchesFromRayServe } from './ray-serve.js';
+import { isSkyPilotTask, launchesFromSkyPilot } from './skypilot.js';
 import { locOf, mapGet, scalarText, seqItems, parseYamlFile, type YamlFile } from './yaml-positions.js';
 
 export interface SourceFile {
@@ -31,33 +36,42 @@ export interface Collected {
   perFile: Map<string, number>;
   /** File-level remarks (e.g. YAML documents of no known launch format). */
   notes: Located<string>[];
+  /** Things recognised that are not vLLM server launches (benchmark clients, SGLang servers), per file. */
+  notLaunches: Located<string>[];
 }
 
-export function collectLaunches(files: SourceFile[]): Collected {
+export function collectLaunches(files: SourceFile[], given?: GivenValues): Collected {
   const launches: LaunchCommand[] = [];
   const kserve: KserveObject[] = [];
   const notes: Located<string>[] = [];
   for (const f of files) {
-    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir));
+    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
       for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes));
     }
   }
   launches.push(...launchesFromKserve(kserve));
+  const notLaunches = launches.flatMap((l) => (l.notLaunch ? [{ ...l.notLaunch, at: l.notLaunch.at ?? { file: l.source.file, line: 1, column: 1 } }] : []));
+  const real = launches.filter((l) => !l.notLaunch);
+  launches.length = 0;
+  launches.push(...real);
   // A launch counts for every file it was assembled from (an InferenceService and its runtime).
   const perFile = new Map(files.map((f) => [f.path, 0]));
   for (const l of launches) {
     const from = new Set([l.source.file, ...l.tokens.flatMap((t) => (t.at ? [t.at.file] : []))]);
     for (const file of from) if (perFile.has(file)) perFile.set(file, (perFile.get(file) ?? 0) + 1);
   }
-  return { launches, perFile, notes };
+  return { launches, perFile, notes, notLaunches };
 }
 
 function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[]): LaunchCommand[] {
   if (!isMap(node)) return [];
   const kind = scalarText(y, mapGet(node, 'kind'));
   if (kind && mapGet(node, 'apiVersion')) {
+    if (isKubeAiModel(y, node)) return launchesFromKubeAi(y, node, f.baseDir);
+    if (isVllmRuntime(y, node)) return launchesFromVllmRuntime(y, node, f.baseDir);
+    if (isDynamoGraph(y, node)) return launchesFromDynamoGraph(y, node, f.baseDir);
     if (KSERVE_KINDS.has(kind)) {
       kserve.push({ y, node, kind, baseDir: f.baseDir });
       return [];
@@ -70,6 +84,11 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
   if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir);
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
   if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
+  if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);
+  if (isRayServeLlmConfig(node)) return launchesFromRayServe(y, node, f.baseDir);
+  // Helm values of other charts (llm-d, LWS examples …): any pod-spec-shaped `containers` list.
+  const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({ ...l, source: { ...l.source, kind: 'helm-values' as const } }));
+  if (values.length) return values;
   notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config', at: locOf(y, node) });
   return [];
 }

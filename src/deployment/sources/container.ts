@@ -13,7 +13,7 @@ import type { LaunchSource } from '../deployment.js';
 import { toToken, type ArgField } from './arg-field.js';
 import { entrypointForm, findLaunch, looksLikeVllmImage, type LaunchMatch } from './launch-start.js';
 import { newLaunch, type LaunchCommand } from './launch-command.js';
-import { launchesFromShell } from './shell.js';
+import { launchesFromShell, positionalFrom } from './shell.js';
 
 export interface EnvEntry {
   name: string;
@@ -64,8 +64,14 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
 
   let launches: LaunchCommand[];
   const launchEnv = match.envReplaced ? new Map(match.env) : new Map([...env, ...match.env]);
+  if (match.notLaunch) {
+    const rec = newLaunch(c.source, [], c.baseDir);
+    rec.notLaunch = match.notLaunch;
+    return [rec];
+  }
   if (match.tokens) {
     const launch = newLaunch(c.source, match.tokens, c.baseDir);
+    if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
     launch.env = launchEnv;
     launches = [launch];
   } else if (match.script) {
@@ -76,6 +82,7 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
       locate: (o) => script.charAt?.(o) ?? script.at ?? { file: c.source.file, line: 1, column: 1 },
       env: launchEnv,
       unsetReason: c.unsetReason,
+      positional: positionalFrom(match.scriptArgs),
     });
   } else launches = [];
 

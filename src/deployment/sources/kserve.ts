@@ -169,14 +169,36 @@ function withAdditionalArgs(c: ContainerSpec): ContainerSpec {
   return { ...c, appendArgs: splitWords(entry.field, 'is not known here', notes), notes };
 }
 
+/**
+ * Every role of an LLMInferenceService: `spec.template` (the decode server when a prefill part
+ * exists), `spec.worker` (multi-node workers), `spec.prefill.template` and `spec.prefill.worker`.
+ */
 function llmInferenceService(o: KserveObject): LaunchCommand[] {
+  const spec = mapGet(o.node, 'spec');
+  const prefill = mapGet(spec, 'prefill');
+  const parts: [Node | undefined, string, string | undefined][] = [
+    [spec as Node | undefined, 'template', prefill ? 'decode' : undefined],
+    [spec as Node | undefined, 'worker', 'worker'],
+    [prefill as Node | undefined, 'template', 'prefill'],
+    [prefill as Node | undefined, 'worker', 'prefill-worker'],
+  ];
+  return parts.flatMap(([part, key, role]) => {
+    if (!part || (key === 'worker' && !mapGet(part, key))) return [];
+    if (key === 'template' && part !== spec && !mapGet(part, key)) return [];
+    const launches = llmInferenceServicePart(o, part, key, role);
+    for (const l of launches) if (role) l.role = role;
+    return launches;
+  });
+}
+
+function llmInferenceServicePart(o: KserveObject, part: Node, key: string, role: string | undefined): LaunchCommand[] {
   const { y } = o;
   const spec = mapGet(o.node, 'spec');
   const uriNode = mapPath(spec, 'model', 'uri');
-  const here = locOf(y, uriNode ?? spec ?? o.node);
-  const containers = seqItems(mapPath(spec, 'template', 'containers'));
+  const here = locOf(y, mapGet(part, key) ?? uriNode ?? spec ?? o.node);
+  const containers = seqItems(mapPath(part, key, 'containers'));
   const main = containers.find((c) => scalarText(y, mapGet(c, 'name')) === 'main') ?? containers[0];
-  const object = objectName(o);
+  const object = `${objectName(o)}${role ? ` ${role}` : ''}`;
   const container = main ? kubernetesContainer(y, main, o.baseDir, `${object} container main`) : undefined;
   if (container?.command?.length) {
     const launches = launchesFromContainer(withAdditionalArgs({ ...container, source: { ...container.source, kind: 'kserve' } }));
@@ -186,7 +208,7 @@ function llmInferenceService(o: KserveObject): LaunchCommand[] {
   const servedName = mapPath(spec, 'model', 'name');
   const servedField = scalarField(y, servedName);
   if (servedField) words.push(synthesized('--served-model-name', locOf(y, servedName)), servedField);
-  const tp = mapPath(spec, 'parallelism', 'tensor');
+  const tp = mapPath(part, 'parallelism', 'tensor') ?? mapPath(spec, 'parallelism', 'tensor');
   const tpField = scalarField(y, tp);
   if (tpField) words.push(synthesized('--tensor-parallel-size', locOf(y, tp)), tpField);
   const base: ContainerSpec = {
@@ -197,7 +219,7 @@ function llmInferenceService(o: KserveObject): LaunchCommand[] {
     args: container?.args ? scalarFields(y, mapGet(main, 'args')) : [],
     env: container?.env ?? [],
     kubernetesVars: true,
-    gpuHints: podGpuHints(y, mapGet(spec, 'template') as Node),
+    gpuHints: podGpuHints(y, mapGet(part, key) as Node),
     notes: [{ value: 'LLMInferenceService: base command `vllm serve /mnt/models` as in KServe\'s default LLMInferenceServiceConfig; other flags that config adds are not emulated', at: here }],
     unsetReason: "is not set in the container's env or the script",
   };

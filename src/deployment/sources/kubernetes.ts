@@ -27,12 +27,29 @@ export function launchesFromKubernetesObject(y: YamlFile, obj: Node, baseDir: st
 
   function visit(node: unknown, path: string[]): void {
     if (isMap(node)) {
-      if (isSeq(mapGet(node, 'containers'))) out.push(...podSpecLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir));
+      if (isSeq(mapGet(node, 'containers'))) {
+        const launches = podSpecLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir);
+        const role = roleOf(path);
+        if (role) for (const l of launches) l.role ??= role;
+        out.push(...launches);
+      }
       for (const e of mapEntries(node)) if (e.key !== 'containers' && e.key !== 'initContainers') visit(e.value, [...path, e.key]);
     } else if (isSeq(node)) {
       node.items.forEach((item, i) => visit(item, [...path.slice(0, -1), `${path[path.length - 1] ?? ''}[${i}]`]));
     }
   }
+}
+
+/** The role a pod template plays, from where it sits: LWS leader/worker, prefill/decode templates. */
+export function roleOf(path: string[]): string | undefined {
+  const p = path.join('.').toLowerCase();
+  const prefill = /prefill/.test(p);
+  if (prefill && /worker/.test(p)) return 'prefill-worker';
+  if (prefill) return 'prefill';
+  if (/decode/.test(p)) return 'decode';
+  if (/leader/.test(p)) return 'leader';
+  if (/worker/.test(p)) return 'worker';
+  return undefined;
 }
 
 export function podSpecLaunches(y: YamlFile, pod: Node, objectName: string, baseDir: string, extra?: Partial<ContainerSpec>): LaunchCommand[] {

@@ -7,6 +7,7 @@ import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { ArgToken } from '../argv-token.js';
 import type { LaunchSource } from '../deployment.js';
+import type { FlagSpec } from '../vllm-flags.js';
 
 export type { ArgToken };
 
@@ -37,6 +38,12 @@ export interface LaunchCommand {
   modelHint?: Located<string>;
   /** Things the source noticed that the user should know (unknown variables, secret-backed env …). */
   notes: Located<string>[];
+  /** The launch's role in a multi-role deployment ("decode", "prefill", "leader", "worker" …). */
+  role?: string;
+  /** Flags the launching wrapper adds to vLLM's (Dynamo's worker flags). */
+  extraFlags?: readonly FlagSpec[];
+  /** Set when the file runs something recognised that is not a vLLM server launch: what it is. */
+  notLaunch?: Located<string>;
 }
 
 export function newLaunch(source: LaunchSource, tokens: ArgToken[], baseDir: string): LaunchCommand {

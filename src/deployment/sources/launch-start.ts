@@ -9,12 +9,15 @@ import type { Located } from '../../core/located.js';
 import { synthesized, toToken, type ArgField } from './arg-field.js';
 import { parseDockerRun } from './docker-run.js';
 import type { ArgToken } from './launch-command.js';
+import type { FlagSpec } from '../vllm-flags.js';
 
 export interface LaunchMatch {
   /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
   tokens?: ArgToken[];
   /** A shell script the words run (`sh -c SCRIPT`): the caller parses it for launches. */
   script?: ArgField;
+  /** The words after SCRIPT: `$0`, then the positional parameters `$1 …` ("$@"). */
+  scriptArgs?: ArgField[];
   /** Environment set by wrappers (`env A=B`, `docker run -e`). */
   env: Map<string, Located<string>>;
   /** The wrappers start from an empty environment (a container, `env -i`): the outer env does not reach vLLM. */
@@ -22,6 +25,10 @@ export interface LaunchMatch {
   image?: Located<string>;
   mounts: { container: string; host: string }[];
   notes: Located<string>[];
+  /** The words run something faultline recognises that is not a vLLM server (a benchmark client, SGLang): what it is. */
+  notLaunch?: Located<string>;
+  /** The launch is a wrapper's vLLM worker (Dynamo): its own extra flags and the role it names. */
+  wrapper?: { name: string; extraFlags: readonly FlagSpec[] };
 }
 
 /** Commands that mention vLLM without starting it. */
@@ -55,17 +62,29 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       m.tokens = words.slice(i).map(toToken);
       return true;
     }
+    if (name === 'vllm' && words[i + 1] && VLLM_CLIENT_COMMANDS.has(words[i + 1].text)) {
+      const sub = words.slice(i + 1, i + 3).map((w) => w.text).filter((t) => !t.startsWith('-')).join(' ');
+      m.notLaunch = { value: `\`vllm ${sub}\` (a vLLM client command, not a server launch)`, ...(words[i].at ? { at: words[i].at } : {}) };
+      return true;
+    }
     if (PYTHON.test(name)) {
       const tokens = matchPythonModule(words, i);
       if (tokens) {
         m.tokens = tokens;
         return true;
       }
+      const other = otherPythonProgram(words, i, m);
+      if (other) return true;
+    }
+    if (name === 'sglang' && words[i + 1]?.text === 'serve') {
+      m.notLaunch = { value: '`sglang serve` (an SGLang server: faultline reads vLLM launches only)', ...(words[i].at ? { at: words[i].at } : {}) };
+      return true;
     }
     if (SHELLS.has(name)) {
-      const script = shellScriptArgument(words, i);
-      if (script) {
-        m.script = script;
+      const k = shellScriptArgument(words, i);
+      if (k !== undefined) {
+        m.script = words[k];
+        m.scriptArgs = words.slice(k + 1);
         return true;
       }
     }
@@ -126,6 +145,51 @@ export function looksLikeVllmImage(image: string): boolean {
   return /vllm/i.test(image);
 }
 
+/** vLLM subcommands that talk to a server or measure one instead of starting it. */
+const VLLM_CLIENT_COMMANDS = new Set(['bench', 'chat', 'complete', 'collect-env', 'run-batch']);
+
+/** Python programs recognised by module or script name that are not vLLM servers, and Dynamo's vLLM worker. */
+function otherPythonProgram(words: ArgField[], i: number, m: LaunchMatch): boolean {
+  const k = words.findIndex((w, j) => j > i && !w.text.startsWith('-')) ;
+  const mIndex = words.findIndex((w, j) => j > i && w.text === '-m');
+  const module = mIndex > i ? words[mIndex + 1]?.text : undefined;
+  const script = k > i && (mIndex < 0 || k < mIndex) ? words[k].text : undefined;
+  const at = words[i].at;
+  if (module === 'dynamo.vllm') {
+    const args = words.slice(mIndex + 2);
+    const synth = (text: string) => (at ? { text, at } : { text });
+    m.tokens = [synth('python3'), synth('-m'), synth('vllm.entrypoints.openai.api_server'), ...args.map(toToken)];
+    m.wrapper = { name: 'dynamo.vllm', extraFlags: DYNAMO_VLLM_FLAGS };
+    m.notes.push({ value: "NVIDIA Dynamo's vLLM worker (python -m dynamo.vllm): read as vLLM's engine arguments plus the worker's own flags", ...(at ? { at } : {}) });
+    return true;
+  }
+  if (module === 'sglang.launch_server' || module === 'sglang.launch_router') {
+    m.notLaunch = { value: `python -m ${module} (an SGLang server: faultline reads vLLM launches only)`, ...(at ? { at } : {}) };
+    return true;
+  }
+  const bench = module === 'vllm.entrypoints.openai.run_batch' ? module : script && /benchmark_(serving|throughput|latency)|bench_serving/.test(script) ? script : undefined;
+  if (bench) {
+    m.notLaunch = { value: `${bench} (a benchmark / batch client, not a server launch)`, ...(at ? { at } : {}) };
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Flags of Dynamo's vLLM worker beside vLLM's own (ai-dynamo/dynamo: components/src/dynamo/vllm/args.py);
+ * unknown ones are still reported as FL000-possibly, never refused.
+ */
+const DYNAMO_VLLM_FLAGS: readonly FlagSpec[] = [
+  { dest: 'is_prefill_worker', kind: 'bool', noNegation: true },
+  { dest: 'is_decode_worker', kind: 'bool', noNegation: true },
+  { dest: 'endpoint', kind: 'string' },
+  { dest: 'connector', kind: 'list' },
+  { dest: 'migration_limit', kind: 'int' },
+  { dest: 'dyn_tool_call_parser', kind: 'string' },
+  { dest: 'dyn_reasoning_parser', kind: 'string' },
+  { dest: 'custom_jinja_template', kind: 'string' },
+];
+
 function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined {
   let k = i + 1;
   while (k < words.length) {
@@ -146,15 +210,15 @@ function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined
   return undefined;
 }
 
-/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT` → SCRIPT. */
-function shellScriptArgument(words: ArgField[], i: number): ArgField | undefined {
+/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `bash -o pipefail -c SCRIPT` → the index of SCRIPT. */
+function shellScriptArgument(words: ArgField[], i: number): number | undefined {
   let sawC = false;
   for (let k = i + 1; k < words.length; k++) {
     const t = words[k].text;
     if (t === '-o' || t === '+o') k++;
     else if (/^[-+][a-zA-Z]+$/.test(t)) sawC ||= t.startsWith('-') && t.includes('c');
     else if (t.startsWith('--')) continue;
-    else return sawC ? words[k] : undefined;
+    else return sawC ? k : undefined;
   }
   return undefined;
 }

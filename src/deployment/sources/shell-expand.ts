@@ -7,11 +7,17 @@
  */
 import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
-import type { ParamPart, Word, WordPart } from './shell-lexer.js';
+import type { ArrayPart, ParamPart, Word, WordPart } from './shell-lexer.js';
+import type { RuntimeValue } from '../vllm-parse-types.js';
+import type { ArgField } from './arg-field.js';
 import type { Locate } from './text-position.js';
 
 export interface ShellVar {
   value: string;
+  /** A bash array (`A=(x y)`): its elements; `value` is then the first element. */
+  array?: Field[];
+  /** The value was computed from something known only at run time (`TP=$((N / 2))`). */
+  runtime?: RuntimeValue;
   exported: boolean;
   /** Where it was assigned. */
   at?: SourceLocation;
@@ -23,10 +29,21 @@ export interface ShellVar {
 export interface Field {
   text: string;
   offsets: number[];
+  /** Parts known only at run time (kept as written in `text`). */
+  runtime?: RuntimeValue;
+  /**
+   * The whole word is an unquoted expansion known only at run time (`$EXTRA_ARGS`): it may stand
+   * for any number of words, so it is not one argument.
+   */
+  spread?: boolean;
+  /** A word that came in from outside the script (a positional parameter), with its own location. */
+  located?: ArgField;
 }
 
 export interface ExpandEnv {
   vars: Map<string, ShellVar>;
+  /** The script's positional parameters ($1 …, "$@"), when known (`bash -c SCRIPT -- a b`, a function call). */
+  positional?: Field[];
   locate: Locate;
   /** Collects notes made during expansion. */
   notes: Located<string>[];
@@ -37,6 +54,8 @@ export interface ExpandEnv {
 interface Piece {
   text: string;
   offsets: number[];
+  /** Set when the piece is an expansion known only at run time. */
+  runtime?: RuntimeValue;
   /** Subject to field splitting (an unquoted expansion whose value we know). */
   splittable: boolean;
   /** Makes a field exist even when empty ("" or ''). */
@@ -44,19 +63,39 @@ interface Piece {
 }
 
 const IFS_WHITESPACE = /[ \t\n]/;
+/** Variable names that hold a list of arguments rather than one value. */
+const ARG_LIST_NAME = /ARGS|FLAGS|OPTS|OPTIONS|PARAMS|EXTRA|ARGUMENTS/i;
 
 /** Expands a word; `split` false for assignment values and other single-field contexts. */
 export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] {
   const meaningful = word.parts.filter((p) => !(p.kind === 'literal' && p.text === ''));
   const only = meaningful.length === 1 ? meaningful[0] : undefined;
   if (split && only && only.kind === 'param' && (only.name === '@' || only.name === '*') && !only.op) {
+    if (env.positional) return env.positional.map((f) => ({ ...f }));
     note(env, `"${only.raw}" (the arguments the script is called with) is not known here; left out`, only.start);
     return [];
   }
+  if (split && only && only.kind === 'param' && only.index !== undefined) {
+    const elements = arrayElements(only, env);
+    if (elements) return only.quoted ? elements : elements.flatMap((e) => splitField(e));
+  }
   const pieces = word.parts.map((p) => expandPart(p, env));
+  const runtime = pieces.find((p) => p.runtime)?.runtime;
   if (!split) {
     const f: Field = { text: '', offsets: [] };
     for (const p of pieces) append(f, p);
+    if (runtime) f.runtime = runtime;
+    return [f];
+  }
+  // An unquoted expansion known only at run time, alone, named like a list of arguments
+  // ($EXTRA_ARGS, $VLLM_FLAGS, $OPTS): it may be zero words or many. Others ($PORT, $MODEL) stand for one.
+  if (
+    pieces.length > 0 &&
+    pieces.every((p) => (p.runtime && !p.forcesField) || (p.text === '' && !p.forcesField)) &&
+    pieces.some((p) => p.runtime && (p.runtime.names.some((n) => ARG_LIST_NAME.test(n)) || p.runtime.text.startsWith('$(')))
+  ) {
+    const f: Field = { text: pieces.map((p) => p.text).join(''), offsets: pieces.flatMap((p) => p.offsets), spread: true };
+    if (runtime) f.runtime = runtime;
     return [f];
   }
   const fields: Field[] = [];
@@ -81,7 +120,43 @@ export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] 
     }
   }
   if (started) fields.push(cur);
+  if (runtime) for (const f of fields) if (f.text.includes('$') || f.text.includes('`')) f.runtime = runtime;
   return fields;
+}
+
+/** The elements of `NAME=( … )`, each expanded and field-split like command words. */
+export function expandArray(part: ArrayPart, env: ExpandEnv): Field[] {
+  return part.elements.flatMap((w) => expandWord(w, env, true));
+}
+
+/** Field splitting of one already expanded field (an unquoted array element). */
+function splitField(f: Field): Field[] {
+  const out: Field[] = [];
+  let cur: Field = { text: '', offsets: [] };
+  for (let i = 0; i < f.text.length; i++) {
+    if (IFS_WHITESPACE.test(f.text[i])) {
+      if (cur.text) out.push(cur);
+      cur = { text: '', offsets: [] };
+    } else {
+      cur.text += f.text[i];
+      cur.offsets.push(f.offsets[i]);
+    }
+  }
+  if (cur.text) out.push(cur);
+  return out;
+}
+
+/** `${ARR[@]}`, `${ARR[*]}`, `${ARR[2]}`: the array's elements (one field each), or undefined when not an array. */
+function arrayElements(part: ParamPart, env: ExpandEnv): Field[] | undefined {
+  const v = env.vars.get(part.name);
+  if (!v?.array) {
+    if (!v) note(env, `${part.name} ${env.unsetReason}; kept as ${part.raw}`, part.start);
+    return v ? [{ text: v.value, offsets: Array.from(v.value, () => part.start) }] : undefined;
+  }
+  env.notes.push(...v.notes);
+  if (part.index === '@' || part.index === '*') return v.array.map((f) => ({ ...f }));
+  const k = Number(part.index);
+  return v.array[k] ? [{ ...v.array[k] }] : [];
 }
 
 /** Expands parts into one string (heredoc bodies, `${X:-word}` defaults). */
@@ -100,12 +175,33 @@ function expandPart(part: WordPart, env: ExpandEnv): Piece {
   if (part.kind === 'literal') {
     return { text: part.text, offsets: part.offsets, splittable: false, forcesField: part.quoted };
   }
+  if (part.kind === 'array') {
+    const f: Field = { text: '', offsets: [] };
+    for (const el of expandArray(part, env)) {
+      if (f.text) append(f, { text: ' ', offsets: [part.start], splittable: false, forcesField: false });
+      append(f, { text: el.text, offsets: el.offsets, splittable: false, forcesField: false });
+    }
+    return { text: f.text, offsets: f.offsets, splittable: false, forcesField: true };
+  }
   if (part.kind === 'subst') {
+    const arithmetic = arithmeticValue(part.raw, env);
+    if (arithmetic !== undefined)
+      return { text: arithmetic, offsets: Array.from(arithmetic, () => part.start), splittable: !part.quoted, forcesField: part.quoted };
     note(env, `${part.raw} is not run by faultline; kept as written`, part.start);
-    return asWritten(part.raw, part.start, part.quoted);
+    return { ...asWritten(part.raw, part.start, part.quoted), runtime: { text: part.raw, why: `${part.raw} is computed when the script runs`, names: varsIn(part.raw) } };
+  }
+  if (/^\d$/.test(part.name) && env.positional && !part.op) {
+    const f = part.name === '0' ? undefined : env.positional[Number(part.name) - 1];
+    if (f) return { text: f.text, offsets: f.offsets, splittable: !part.quoted, forcesField: part.quoted };
+  }
+  if (part.kind === 'param' && !part.op && env.vars.get(part.name)?.runtime) {
+    const v = env.vars.get(part.name);
+    const raw = v?.value ?? part.raw;
+    return { ...asWritten(raw, part.start, part.quoted), offsets: Array.from(raw, () => part.start), runtime: v?.runtime };
   }
   const value = paramValue(part, env);
-  if (value === undefined) return asWritten(part.raw, part.start, part.quoted);
+  if (value === undefined)
+    return { ...asWritten(part.raw, part.start, part.quoted), runtime: { text: part.raw, why: `${part.raw} ${/^[A-Za-z_]/.test(part.name) ? env.unsetReason : 'is a parameter of the running script'}`, names: /^[A-Za-z_]/.test(part.name) ? [part.name] : [] } };
   return {
     text: value,
     offsets: Array.from(value, () => part.start),
@@ -162,6 +258,69 @@ function paramValue(part: ParamPart, env: ExpandEnv): string | undefined {
       if (!v) unset();
       return v?.value;
   }
+}
+
+/**
+ * `$((…))` over integers and variables the script (or --set) gives: + - * / % and parentheses,
+ * integer division truncating toward zero as in bash. Anything else: undefined (known at run time).
+ */
+export function arithmeticValue(raw: string, env: ExpandEnv): string | undefined {
+  if (!raw.startsWith('$((') || !raw.endsWith('))')) return undefined;
+  let unknown = false;
+  const expr = raw.slice(3, -2).replace(/\$?\{?([A-Za-z_]\w*)\}?/g, (_, name: string) => {
+    const v = env.vars.get(name);
+    if (!v || v.runtime || !/^\s*-?\d+\s*$/.test(v.value)) unknown = true;
+    return v ? `(${v.value.trim()})` : '0';
+  });
+  if (unknown || !/^[\d\s+\-*/%()]+$/.test(expr)) return undefined;
+  const value = evalInt(expr);
+  return value === undefined ? undefined : String(value);
+}
+
+/** Integer expression evaluation by recursive descent (no eval). */
+function evalInt(expr: string): number | undefined {
+  const tokens = expr.match(/\d+|[+\-*/%()]/g) ?? [];
+  let k = 0;
+  const primary = (): number | undefined => {
+    const t = tokens[k++];
+    if (t === '(') {
+      const v = sum();
+      return tokens[k++] === ')' ? v : undefined;
+    }
+    if (t === '-') {
+      const v = primary();
+      return v === undefined ? undefined : -v;
+    }
+    return t !== undefined && /^\d+$/.test(t) ? Number(t) : undefined;
+  };
+  const product = (): number | undefined => {
+    let v = primary();
+    while (v !== undefined && (tokens[k] === '*' || tokens[k] === '/' || tokens[k] === '%')) {
+      const op = tokens[k++];
+      const r = primary();
+      if (r === undefined || (op !== '*' && r === 0)) return undefined;
+      v = op === '*' ? v * r : op === '/' ? Math.trunc(v / r) : v % r;
+    }
+    return v;
+  };
+  const sum = (): number | undefined => {
+    let v = product();
+    while (v !== undefined && (tokens[k] === '+' || tokens[k] === '-')) {
+      const op = tokens[k++];
+      const r = product();
+      if (r === undefined) return undefined;
+      v = op === '+' ? v + r : v - r;
+    }
+    return v;
+  };
+  const v = sum();
+  return k === tokens.length && v !== undefined && Number.isSafeInteger(v) ? v : undefined;
+}
+
+/** Variable names a `$(…)` / `$((…))` text refers to: what `--set NAME=VALUE` could settle. */
+function varsIn(raw: string): string[] {
+  if (!raw.startsWith('$((')) return [];
+  return [...new Set(raw.slice(3, -2).match(/[A-Za-z_]\w*/g) ?? [])];
 }
 
 function note(env: ExpandEnv, text: string, offset: number): void {

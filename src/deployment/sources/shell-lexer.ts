@@ -25,6 +25,8 @@ export interface ParamPart {
   name: string;
   op?: ':-' | '-' | ':=' | '=' | ':+' | '+' | ':?' | '?' | 'complex';
   arg?: WordPart[];
+  /** `${NAME[@]}`, `${NAME[*]}`, `${NAME[3]}`: an array subscript. */
+  index?: string;
   /** The expansion as written, e.g. `${PORT:-8000}`. */
   raw: string;
   quoted: boolean;
@@ -39,7 +41,17 @@ export interface SubstPart {
   start: number;
 }
 
-export type WordPart = LiteralPart | ParamPart | SubstPart;
+/** The elements of a bash array assignment `NAME=( … )`, as words. */
+export interface ArrayPart {
+  kind: 'array';
+  elements: Word[];
+  /** The parenthesised list as written. */
+  raw: string;
+  quoted: false;
+  start: number;
+}
+
+export type WordPart = LiteralPart | ParamPart | SubstPart | ArrayPart;
 
 export interface Word {
   parts: WordPart[];
@@ -70,6 +82,8 @@ export interface SimpleCommand {
   words: Word[];
   redirects: Redirect[];
   start: number;
+  /** A function definition (`name() { … }`, `function name { … }`): its name and body, parsed. */
+  fn?: { name: string; body: SimpleCommand[] };
   /** The operator that ended it: ';', '&', '&&', '||', '|', '\n', ')' … or '' at end of input. */
   terminator: string;
 }
@@ -110,8 +124,15 @@ export function parseShell(text: string): SimpleCommand[] {
  */
 export function parseHeredocBody(h: Heredoc): WordPart[] {
   if (h.quoted) return [{ kind: 'literal', text: h.body, quoted: true, offsets: h.offsets.slice() }];
-  const parts = new Lexer(h.body).heredocParts();
   const at = (i: number) => h.offsets[i] ?? h.offsets[h.offsets.length - 1] ?? 0;
+  let parts: WordPart[];
+  try {
+    parts = new Lexer(h.body).heredocParts();
+  } catch (e) {
+    // offsets inside the body are the body's: point the error at the script
+    if (e instanceof ShellSyntaxError) throw new ShellSyntaxError(e.message, at(e.offset), e.hint);
+    throw e;
+  }
   for (const p of parts) {
     if (p.kind === 'literal') p.offsets = p.offsets.map(at);
     else p.start = at(p.start);
@@ -242,7 +263,8 @@ class Lexer {
     if (c.words.length === 0 && c.redirects.length === 0) c.start = start;
     this.skipBlanks();
     const redirect: Redirect = { op, fd, start };
-    if (this.pos < this.text.length && !isMeta(this.text[this.pos])) redirect.target = this.readWord();
+    const procSubst = (this.text[this.pos] === '<' || this.text[this.pos] === '>') && this.text[this.pos + 1] === '(';
+    if (procSubst || (this.pos < this.text.length && !isMeta(this.text[this.pos]))) redirect.target = this.readWord();
     else if (op !== '>&' && op !== '<&')
       throw new ShellSyntaxError(`redirection ${op} has no target`, start, 'write a file name after the redirection');
     if ((op === '<<' || op === '<<-') && redirect.target) {
@@ -295,6 +317,11 @@ class Lexer {
     const start = this.pos;
     const parts: WordPart[] = [];
     this.readParts(parts, (c) => isMeta(c), false);
+    const only = parts.length === 1 && parts[0].kind === 'literal' && !parts[0].quoted ? parts[0].text : '';
+    if (this.text[this.pos] === '(' && /^[A-Za-z_]\w*\+?=$/.test(only)) {
+      parts.push(this.readArray());
+      return { parts, start, end: this.pos };
+    }
     if (this.text[this.pos] === '(' && this.pos > start && /[@?*+!]$/.test(this.text.slice(start, this.pos))) {
       // extglob such as @(a|b): keep as literal text up to the closing paren
       const end = this.matchParen(this.pos + 1, this.pos - 1);
@@ -457,8 +484,11 @@ class Lexer {
     const name = /^(?:[A-Za-z_]\w*|\d+|[@*#?$!-])/.exec(inner)?.[0] ?? '';
     const rest = inner.slice(name.length);
     const op = PARAM_OPS.find((o) => rest.startsWith(o));
+    const subscript = /^\[(@|\*|\d+)\]$/.exec(rest);
     if (!name || (inner.startsWith('#') && inner.length > 1) || inner.startsWith('!')) {
       parts.push({ kind: 'param', name: name || inner, op: 'complex', raw, quoted, start });
+    } else if (subscript) {
+      parts.push({ kind: 'param', name, index: subscript[1], raw, quoted, start });
     } else if (rest === '') {
       parts.push({ kind: 'param', name, raw, quoted, start });
     } else if (op) {
@@ -470,6 +500,30 @@ class Lexer {
       parts.push({ kind: 'param', name, op: 'complex', raw, quoted, start });
     }
     this.pos = end;
+  }
+
+  /** `( elem elem … )` after `NAME=`: words across lines, comments allowed, up to the closing paren. */
+  private readArray(): ArrayPart {
+    const t = this.text;
+    const start = this.pos;
+    this.pos++;
+    const elements: Word[] = [];
+    for (;;) {
+      this.skipBlanks();
+      if (this.pos >= t.length) throw unterminated('(', start);
+      const c = t[this.pos];
+      if (c === ')') {
+        this.pos++;
+        return { kind: 'array', elements, raw: t.slice(start, this.pos), quoted: false, start };
+      }
+      if (c === '\n') this.pos++;
+      else if (c === '#') while (this.pos < t.length && t[this.pos] !== '\n') this.pos++;
+      else {
+        const w = this.readWord();
+        if (w.end === w.start) throw new ShellSyntaxError(`unexpected ${c} in an array`, this.pos, 'array elements are words: NAME=(a b "c d")');
+        elements.push(w);
+      }
+    }
   }
 
   /** Offset just past the `)` that closes a `(` whose content starts at `from`. */

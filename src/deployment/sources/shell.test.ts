@@ -210,3 +210,11 @@ test('heredoc files: tee and >> append; a quoted delimiter keeps $ literal', () 
   assert.equal(l.files.get('/work/c.yaml')?.text, 'a: $X\nb: $Y\n');
   assert.deepEqual(l.files.get('/work/c.yaml')?.locate(2, 1), { file: 'x.sh', line: 5, column: 1 });
 });
+
+test('a syntax error inside a heredoc body is a UserError located in the script, not a crash', () => {
+  const text = 'cat > /tmp/cfg.yaml <<EOF\nmodel: m\nname: `unclosed\nEOF\nvllm serve m --config /tmp/cfg.yaml\n';
+  assert.throws(
+    () => launchesFromShellFile('serve.sh', text, '/tmp'),
+    (e: unknown) => e instanceof UserError && e.code === 'E_SHELL_SYNTAX' && /unterminated `/.test(e.message) && e.at?.file === 'serve.sh' && e.at.line === 3,
+  );
+});

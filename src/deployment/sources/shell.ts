@@ -9,11 +9,13 @@ import { basename, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { LaunchSource } from '../deployment.js';
+import type { RuntimeValue } from '../vllm-parse-types.js';
 import type { ArgField } from './arg-field.js';
 import { findLaunch } from './launch-start.js';
 import { newLaunch, type LaunchCommand, type VirtualFile } from './launch-command.js';
-import { expandParts, expandWord, type ExpandEnv, type Field, type ShellVar } from './shell-expand.js';
-import { parseHeredocBody, parseShell, ShellSyntaxError, type SimpleCommand, type Word } from './shell-lexer.js';
+import { collectFunctions } from './shell-functions.js';
+import { expandArray, expandParts, expandWord, type ExpandEnv, type Field, type ShellVar } from './shell-expand.js';
+import { parseHeredocBody, parseShell, ShellSyntaxError, type ArrayPart, type SimpleCommand, type Word } from './shell-lexer.js';
 import { fileLocator, type Locate } from './text-position.js';
 
 export interface ShellContext {
@@ -25,10 +27,25 @@ export interface ShellContext {
   unsetReason: string;
   /** Exported variables the script starts with (a container's env, for `sh -c`). */
   env?: Map<string, Located<string>>;
+  /** Variables the script starts with, not exported (`lint --set`). */
+  vars?: Map<string, Located<string>>;
   /** Files written earlier (by an enclosing script). */
   files?: Map<string, VirtualFile>;
   /** Nesting of `sh -c` inside scripts; deeper levels are not followed. */
   depth?: number;
+  /** The script's positional parameters (`bash -c SCRIPT $0 $1 …`), when known. */
+  positional?: Field[];
+}
+
+/** The words after `-c SCRIPT` as the script's `$0`, `$1` …: its positional parameters are `$1` on. */
+export function positionalFrom(args: ArgField[] | undefined): Field[] | undefined {
+  if (!args || args.length === 0) return undefined;
+  return args.slice(1).map((a) => ({
+    text: a.text,
+    offsets: Array.from(a.text, () => 0),
+    ...(a.runtime ? { runtime: a.runtime } : {}),
+    located: a,
+  }));
 }
 
 const MAX_DEPTH = 4;
@@ -43,46 +60,84 @@ interface FileBuffer {
 
 /** Parses a script and returns every vLLM launch in it, in order. Syntax errors → UserError. */
 export function launchesFromShell(text: string, ctx: ShellContext): LaunchCommand[] {
-  let commands: SimpleCommand[];
   try {
-    commands = parseShell(text);
+    // a heredoc body is lexed while the script runs, so its syntax errors come from run()
+    return new Interpreter(ctx).run(parseShell(text));
   } catch (e) {
     if (e instanceof ShellSyntaxError)
       throw new UserError(`shell syntax: ${e.message}`, { code: 'E_SHELL_SYNTAX', at: ctx.locate(e.offset), hint: e.hint });
     throw e;
   }
-  return new Interpreter(ctx).run(commands);
 }
 
 /** A shell script file: launches located in it, relative paths resolved against `baseDir`. */
-export function launchesFromShellFile(file: string, text: string, baseDir: string): LaunchCommand[] {
+export function launchesFromShellFile(file: string, text: string, baseDir: string, given?: GivenValues): LaunchCommand[] {
   return launchesFromShell(text, {
     source: { file, kind: 'shell' },
     baseDir,
     locate: fileLocator(file, text),
     unsetReason: `is not set in ${basename(file)}`,
+    ...(given ? { env: given.env, vars: given.vars } : {}),
   });
+}
+
+/** Values the user gives for what a launch file leaves to run time (`lint --set NAME=VALUE`, `--env NAME=VALUE`). */
+export interface GivenValues {
+  /** Shell / Compose variables (`--set`): not exported. */
+  vars: Map<string, Located<string>>;
+  /** Environment variables of the launch (`--env`): exported, so they reach the server. */
+  env: Map<string, Located<string>>;
 }
 
 class Interpreter {
   private readonly vars = new Map<string, ShellVar>();
+  private readonly functions = new Map<string, SimpleCommand[]>();
+  private readonly called = new Set<string>();
+  private positional: Field[] | undefined;
+  private callDepth = 0;
   private allexport = false;
   private readonly buffers = new Map<string, FileBuffer>();
   private readonly files: Map<string, VirtualFile>;
   private readonly launches: LaunchCommand[] = [];
 
   constructor(private readonly ctx: ShellContext) {
+    for (const [name, v] of ctx.vars ?? []) this.vars.set(name, { value: v.value, exported: false, at: v.at, notes: [] });
     for (const [name, v] of ctx.env ?? []) this.vars.set(name, { value: v.value, exported: true, at: v.at, notes: [] });
     this.files = new Map(ctx.files ?? []);
+    this.positional = ctx.positional;
   }
 
   run(commands: SimpleCommand[]): LaunchCommand[] {
-    for (const c of commands) this.command(c);
+    this.sequence(collectFunctions(commands, this.functions));
+    // A function defined but never called may still be what the file is for (a sourced helper): read it once.
+    for (const [name, body] of this.functions)
+      if (!this.called.has(name)) {
+        const before = this.launches.length;
+        this.call(name, body, undefined);
+        for (const l of this.launches.slice(before))
+          l.notes.push({ value: `function ${name} is defined but not called in this file; its launch is read as if it were`, at: l.tokens[0]?.at });
+      }
     return this.launches;
   }
 
+  private sequence(commands: SimpleCommand[]): void {
+    for (const c of commands) this.command(c);
+  }
+
+  /** Runs a function body with its call's arguments as "$@" (variables stay global, as in bash). */
+  private call(name: string, body: SimpleCommand[], args: Field[] | undefined): void {
+    if (this.callDepth > 8) return;
+    this.called.add(name);
+    const saved = this.positional;
+    this.positional = args;
+    this.callDepth++;
+    this.sequence(body);
+    this.callDepth--;
+    this.positional = saved;
+  }
+
   private expandEnv(notes: Located<string>[]): ExpandEnv {
-    return { vars: this.vars, locate: this.ctx.locate, notes, unsetReason: this.ctx.unsetReason };
+    return { vars: this.vars, locate: this.ctx.locate, notes, unsetReason: this.ctx.unsetReason, ...(this.positional ? { positional: this.positional } : {}) };
   }
 
   private command(c: SimpleCommand): void {
@@ -93,11 +148,13 @@ class Interpreter {
     const notes: Located<string>[] = [];
     const env = this.expandEnv(notes);
     let i = 0;
-    const prefix: { name: string; value: Field; append: boolean; word: Word }[] = [];
+    const prefix: { name: string; value: Field; append: boolean; word: Word; array?: Field[] }[] = [];
     for (; i < words.length; i++) {
       const a = splitAssignment(words[i]);
       if (!a) break;
-      prefix.push({ ...a, value: expandWord(a.value, env, false)[0], word: words[i] });
+      const arrayPart = a.value.parts.find((p): p is ArrayPart => p.kind === 'array');
+      const array = arrayPart ? expandArray(arrayPart, env) : undefined;
+      prefix.push({ ...a, value: expandWord(a.value, env, false)[0], word: words[i], ...(array ? { array } : {}) });
     }
     const builtin = i < words.length ? plainText(words[i]) : undefined;
     if (builtin === 'export' || builtin === 'declare' || builtin === 'typeset' || builtin === 'local' || builtin === 'readonly') {
@@ -106,20 +163,30 @@ class Interpreter {
     }
     const fields = words.slice(i).flatMap((w) => expandWord(w, env, true));
     if (fields.length === 0) {
-      for (const a of prefix) this.assign(a.name, a.value.text, a.append, a.word.start, notes, this.allexport);
+      for (const a of prefix) this.assign(a.name, a.value.text, a.append, a.word.start, notes, this.allexport, a.array, a.value.runtime);
       return;
     }
     const name = fields[0].text;
-    if (name === 'unset') for (const f of fields.slice(1)) this.vars.delete(f.text);
+    const fn = this.functions.get(name);
+    if (fn && prefix.length === 0) {
+      this.call(name, fn, fields.slice(1));
+      return;
+    }
+    if (name === 'eval' && fields.length > 1) this.evalWords(c, fields.slice(1));
+    else if (name === 'shift') this.positional = this.positional?.slice(Number(fields[1]?.text ?? 1) || 1);
+    else if (name === 'unset') for (const f of fields.slice(1)) this.vars.delete(f.text);
     else if (name === 'set') this.set(fields.slice(1).map((f) => f.text));
     else if (name === 'cat' || name === 'tee') this.heredocWrite(c, fields);
     else this.maybeLaunch(c, fields, prefix, notes);
   }
 
-  private assign(name: string, value: string, append: boolean, offset: number, notes: Located<string>[], exported: boolean): void {
+  private assign(name: string, value: string, append: boolean, offset: number, notes: Located<string>[], exported: boolean, array?: Field[], runtime?: RuntimeValue): void {
     const old = this.vars.get(name);
+    const elements = array && (append && old ? [...(old.array ?? [{ text: old.value, offsets: [] }]), ...array] : array);
     this.vars.set(name, {
-      value: append && old ? old.value + value : value,
+      value: elements ? (elements[0]?.text ?? '') : append && old ? old.value + value : value,
+      ...(elements ? { array: elements } : {}),
+      ...(runtime ? { runtime } : {}),
       exported: exported || (old?.exported ?? false),
       at: this.ctx.locate(offset),
       notes: dedupe(notes),
@@ -134,7 +201,7 @@ class Interpreter {
       const notes: Located<string>[] = [];
       if (a) {
         const value = expandWord(a.value, this.expandEnv(notes), false)[0];
-        this.assign(a.name, value.text, a.append, w.start, notes, exported || this.allexport);
+        this.assign(a.name, value.text, a.append, w.start, notes, exported || this.allexport, undefined, value.runtime);
       } else if (exported) {
         const v = this.vars.get(plainText(w) ?? '');
         if (v) v.exported = true;
@@ -175,8 +242,13 @@ class Interpreter {
     if (!match) return;
     const env = match.envReplaced ? new Map(match.env) : new Map([...outer, ...match.env]);
     const allNotes = dedupe([...notes, ...match.notes]);
-    if (match.tokens) {
+    if (match.notLaunch) {
+      const rec = newLaunch(this.ctx.source, [], this.ctx.baseDir);
+      rec.notLaunch = match.notLaunch;
+      this.launches.push(rec);
+    } else if (match.tokens) {
       const launch = newLaunch(this.ctx.source, match.tokens, this.ctx.baseDir);
+      if (match.wrapper) launch.extraFlags = match.wrapper.extraFlags;
       launch.env = env;
       launch.files = new Map(this.files);
       launch.image = match.image;
@@ -191,6 +263,7 @@ class Interpreter {
         env,
         files: this.files,
         depth: (this.ctx.depth ?? 0) + 1,
+        positional: positionalFrom(match.scriptArgs),
       });
       for (const l of inner) {
         l.image ??= match.image;
@@ -201,10 +274,36 @@ class Interpreter {
     }
   }
 
+  /** `eval WORDS`: the words joined by spaces are run as a script, with this script's variables and "$@". */
+  private evalWords(c: SimpleCommand, fields: Field[]): void {
+    if ((this.ctx.depth ?? 0) >= MAX_DEPTH) return;
+    const text = fields.map((f) => f.text).join(' ');
+    const offsets = fields.flatMap((f, k) => (k ? [f.offsets[0] ?? c.start, ...f.offsets] : f.offsets));
+    const vars = new Map<string, Located<string>>();
+    for (const [n, v] of this.vars) if (!v.exported) vars.set(n, v.at ? { value: v.value, at: v.at } : { value: v.value });
+    const inner = launchesFromShell(text, {
+      ...this.ctx,
+      locate: (o) => this.ctx.locate(offsets[Math.min(o, offsets.length - 1)] ?? c.start),
+      env: this.exportedEnv(),
+      vars,
+      files: this.files,
+      depth: (this.ctx.depth ?? 0) + 1,
+      ...(this.positional ? { positional: this.positional } : {}),
+    });
+    this.launches.push(...inner);
+  }
+
   private argField(f: Field, c: SimpleCommand): ArgField {
+    if (f.located) return f.located;
     const locate = this.ctx.locate;
     const first = f.offsets[0] ?? c.start;
-    return { text: f.text, at: locate(first), charAt: (i) => locate(f.offsets[Math.min(i, f.offsets.length - 1)] ?? first) };
+    return {
+      text: f.text,
+      at: locate(first),
+      charAt: (i) => locate(f.offsets[Math.min(i, f.offsets.length - 1)] ?? first),
+      ...(f.runtime ? { runtime: f.runtime } : {}),
+      ...(f.spread ? { spread: true } : {}),
+    };
   }
 
   private exportedEnv(): Map<string, Located<string>> {

@@ -71,3 +71,9 @@ export function rowPosition(req: AttentionRequest, t: number): number {
 export function keyRange(p: number, windowLeft: number): { lo: number; hi: number } {
   return { lo: windowLeft < 0 ? 0 : Math.max(0, p - windowLeft), hi: p };
 }
+
+/** What a kernel multiplies a stored K / V value by: the per-tensor scale for an FP8 cache (as float32), else 1. */
+export function kvScales(layer: AttentionLayer): { ks: number; vs: number } {
+  const fp8 = layer.kvDtype === 'fp8_e4m3';
+  return { ks: fp8 ? Math.fround(layer.scales.k) : 1, vs: fp8 ? Math.fround(layer.scales.v) : 1 };
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { AttentionPhase } from './backend.js';
 import { fixedScales, vllmAffectedScales, type ScaleContext } from './bookkeeping.js';
 import { createFlashinferBackend, type FlashinferOptions } from './flashinfer.js';
-import { createReferenceBackend } from './reference.js';
+import { createReferenceBackend } from './reference-backend.js';
 import { buildCase, maxAbsDiff, runBackend, type AttentionCase } from './testing.js';
 
 const ctx = (over: Partial<ScaleContext>): ScaleContext => ({

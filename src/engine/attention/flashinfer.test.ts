@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AttentionPhase } from './backend.js';
 import { createFlashinferBackend, quantizeQuery, routeFlashinfer, type FlashinferOptions } from './flashinfer.js';
-import { createReferenceBackend } from './reference.js';
+import { createReferenceBackend } from './reference-backend.js';
 import { buildCase, nhdRequest, runBackend, type AttentionCase } from './testing.js';
 
 const fixedBf16Q: FlashinferOptions = { bookkeeping: 'fixed', faultModel: null, disableQQuantization: true, useTrtllmAttention: null };

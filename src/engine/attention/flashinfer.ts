@@ -16,7 +16,7 @@ import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js'
 import type { FaultModel } from './fault-models.js';
 import { newScratch, onlineSoftmaxRowHead, type OnlineSoftmaxArgs } from './online-softmax.js';
 import { onlineSoftmaxRequestSimd } from './online-softmax-simd.js';
-import type { AttentionKernelChoice } from './reference.js';
+import type { AttentionKernelChoice } from './reference-backend.js';
 
 export interface FlashinferOptions {
   bookkeeping: BookkeepingName;

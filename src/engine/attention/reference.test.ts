@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createReferenceBackend } from './reference.js';
+import { createReferenceBackend } from './reference-backend.js';
 import { buildCase, runBackend } from './testing.js';
 
 /** A second, naive statement of the maths: a full score row with −∞ outside the mask (HF-style). */

@@ -1,122 +1,51 @@
 /**
- * The reference backend: exact attention, float64 throughout, on the K/V the cache stores
- * (FP8 values dequantized with their per-tensor scales). Two passes per (row, head): scores and
- * their max, then the normalised weighted sum of V. Each row has its own window.
+ * The reference attention: the statement every attention kernel of the engine is checked against
+ * (attention/conformance.test.ts). For one query row of one head, at absolute position p, over the
+ * keys the row sees (max(0, p − window_left) ≤ j ≤ p), on the K/V the cache stores (FP8 values
+ * multiplied back by their per-tensor scales), everything in float64:
+ *
+ *   s_j = sm_scale · Σ_d q[d] · K_j[d]          scores, the dot product in order of d
+ *   p_j = exp(s_j − max_j s_j)                  softmax weights (two passes: the max first)
+ *   o[d] = Σ_j p_j · V_j[d] / Σ_j p_j           the weighted sum of V, in order of j
+ *
+ * A query head h reads KV head ⌊h / (Hq / Hkv)⌋ (GQA). The backend `reference` runs the fast
+ * version (reference-backend.ts: two heads at a time, WebAssembly SIMD), which gives these bits exactly.
  */
-import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js';
-import { keyRange, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
-import { referenceAttentionSimd } from './reference-simd.js';
+import type { KvView } from '../kv-cache/cache.js';
+import { keyRange, kvScales, rowPosition, type AttentionLayer, type AttentionRequest } from './backend.js';
 
-/** 'wasm-simd' (default): the SIMD kernels where they apply, bit-identical to 'js', the plain loops below. */
-export type AttentionKernelChoice = 'js' | 'wasm-simd';
-
-export function createReferenceBackend(options: { kernels?: AttentionKernelChoice } = {}): AttentionBackend {
-  const attend = options.kernels === 'js' ? referenceAttentionJs : referenceAttention;
-  const backend: AttentionBackend = {
-    name: 'reference',
-    supportsSpecAsDecode: true,
-    run(q, out, requests, layer, phase) {
-      for (const req of requests) attend(q, out, req, layer);
-      backend.onCall?.({
-        layer: layer.index,
-        phase,
-        kernel: 'reference',
-        qDtype: 'fp32',
-        bmm1: layer.smScale,
-        bmm2: 1,
-        dequantizeKvFirst: true,
-        faultyPairs: [],
-      });
-    },
-  };
-  return backend;
+/** One (row, head): out[oo …] = softmax(sm · q · Kᵀ) · V over keys lo … hi of KV head g. */
+export function attendOneRow(q: Float32Array, qo: number, view: KvView, g: number, lo: number, hi: number, layer: AttentionLayer, out: Float32Array, oo: number): void {
+  const { headDim: hd, smScale } = layer;
+  const { ks, vs } = kvScales(layer);
+  const scores = new Float64Array(hi - lo + 1);
+  let max = -Infinity;
+  for (let j = lo; j <= hi; j++) {
+    const ko = view.keyOffset(j, g);
+    let dot = 0;
+    for (let d = 0; d < hd; d++) dot += q[qo + d] * (view.values[ko + d] * ks);
+    scores[j - lo] = dot * smScale;
+    if (scores[j - lo] > max) max = scores[j - lo];
+  }
+  const acc = new Float64Array(hd);
+  let den = 0;
+  for (let j = lo; j <= hi; j++) {
+    const p = Math.exp(scores[j - lo] - max);
+    den += p;
+    const vo = view.valueOffset(j, g);
+    for (let d = 0; d < hd; d++) acc[d] += p * (view.values[vo + d] * vs);
+  }
+  for (let d = 0; d < hd; d++) out[oo + d] = acc[d] / den;
 }
 
-/** Scratch reused across calls (grown, never shrunk): scores of two heads, their V accumulators. */
-let scores0 = new Float64Array(0),
-  scores1 = new Float64Array(0),
-  acc0 = new Float64Array(0),
-  acc1 = new Float64Array(0);
-
-/**
- * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64: on the
- * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available, the query heads split evenly
- * over the KV heads and the keys fit the kernel memory, else the JS loop; the two agree to the bit
- * (reference-simd.test.ts).
- */
-export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
-  const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
-  const kernels = fits ? attentionKernels() : null;
-  if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
-  else referenceAttentionJs(q, out, req, layer);
-}
-
-/**
- * The JS loop: out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64.
- * The query heads that share a KV head (GQA) are taken two at a time, so each dequantized K and V
- * element is loaded once for both; every head's arithmetic is still its own sequence of float64
- * operations in the order of the one-head loop (dot products over d, then over j), so the result is
- * the same to the bit.
- */
-export function referenceAttentionJs(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
-  const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale } = layer;
-  const ks = layer.kvDtype === 'fp8_e4m3' ? Math.fround(layer.scales.k) : 1;
-  const vs = layer.kvDtype === 'fp8_e4m3' ? Math.fround(layer.scales.v) : 1;
-  const { view } = req;
-  const kv = view.values;
-  if (scores0.length < req.seqLen) {
-    scores0 = new Float64Array(req.seqLen);
-    scores1 = new Float64Array(req.seqLen);
-  }
-  if (acc0.length < hd) {
-    acc0 = new Float64Array(hd);
-    acc1 = new Float64Array(hd);
-  }
-  const s0 = scores0, s1 = scores1, a0 = acc0, a1 = acc1;
-  const perKv = Hq / Hkv;
+/** Every row and head of one request, one at a time. */
+export function referenceAttentionSpec(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft } = layer;
   for (let t = 0; t < req.qLen; t++) {
     const { lo, hi } = keyRange(rowPosition(req, t), windowLeft);
-    for (let h = 0; h < Hq; ) {
-      const g = Math.floor(h / perKv);
-      // a pair when the next head reads the same KV head
-      const pair = h + 1 < Hq && Math.floor((h + 1) / perKv) === g;
-      const qo0 = ((req.rowStart + t) * Hq + h) * hd;
-      const qo1 = pair ? qo0 + hd : qo0;
-      let max0 = -Infinity,
-        max1 = -Infinity;
-      for (let j = lo; j <= hi; j++) {
-        const ko = view.keyOffset(j, g);
-        let dot0 = 0,
-          dot1 = 0;
-        for (let d = 0; d < hd; d++) {
-          const k = kv[ko + d] * ks;
-          dot0 += q[qo0 + d] * k;
-          dot1 += q[qo1 + d] * k;
-        }
-        s0[j] = dot0 * smScale;
-        s1[j] = dot1 * smScale;
-        if (s0[j] > max0) max0 = s0[j];
-        if (s1[j] > max1) max1 = s1[j];
-      }
-      a0.fill(0, 0, hd);
-      a1.fill(0, 0, hd);
-      let den0 = 0,
-        den1 = 0;
-      for (let j = lo; j <= hi; j++) {
-        const p0 = Math.exp(s0[j] - max0);
-        const p1 = Math.exp(s1[j] - max1);
-        den0 += p0;
-        den1 += p1;
-        const vo = view.valueOffset(j, g);
-        for (let d = 0; d < hd; d++) {
-          const v = kv[vo + d] * vs;
-          a0[d] += p0 * v;
-          a1[d] += p1 * v;
-        }
-      }
-      for (let d = 0; d < hd; d++) out[qo0 + d] = a0[d] / den0;
-      if (pair) for (let d = 0; d < hd; d++) out[qo1 + d] = a1[d] / den1;
-      h += pair ? 2 : 1;
+    for (let h = 0; h < Hq; h++) {
+      const at = ((req.rowStart + t) * Hq + h) * hd;
+      attendOneRow(q, at, req.view, Math.floor(h / (Hq / Hkv)), lo, hi, layer, out, at);
     }
   }
 }

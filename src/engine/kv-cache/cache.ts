@@ -11,6 +11,7 @@
  */
 import { roundToBf16, f32ToBf16Bits } from '../../numerics/bf16.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT } from '../../numerics/fp8.js';
+import { nativeKernels } from '../native.js';
 
 export type KvDtype = 'fp32' | 'bf16' | 'fp8_e4m3';
 
@@ -23,6 +24,13 @@ export interface KvCacheSpec {
   pageSize: number;
   /** Per-layer per-tensor scales from the checkpoint (1.0 when absent); used only by the fp8 dtype. */
   scales: { k: number; v: number }[];
+  /** Per-layer dtype where it differs from `dtype` (vLLM's --kv-cache-dtype-skip-layers). */
+  layerDtypes?: readonly KvDtype[];
+}
+
+/** The dtype layer `layer` stores its K/V in. */
+export function layerDtype(spec: KvCacheSpec, layer: number): KvDtype {
+  return spec.layerDtypes?.[layer] ?? spec.dtype;
 }
 
 /**
@@ -66,7 +74,7 @@ export class KvCacheFullError extends Error {
 
 /** Multiplier from stored value to real K (or V): the scale for FP8, 1 otherwise. */
 export function dequantScale(spec: KvCacheSpec, layer: number, which: 'k' | 'v'): number {
-  return spec.dtype === 'fp8_e4m3' ? Math.fround(spec.scales[layer][which]) : 1;
+  return layerDtype(spec, layer) === 'fp8_e4m3' ? Math.fround(spec.scales[layer][which]) : 1;
 }
 
 export type CodeArray = Float32Array | Uint16Array | Uint8Array;
@@ -75,6 +83,17 @@ export function newCodeArray(dtype: KvDtype, length: number): CodeArray {
   if (dtype === 'fp8_e4m3') return new Uint8Array(length);
   if (dtype === 'bf16') return new Uint16Array(length);
   return new Float32Array(length);
+}
+
+const native = nativeKernels();
+
+/**
+ * Stores n consecutive elements src[srcOff …] at indices at … (storeElement each; an FP8 run on the
+ * native addon where it is built: the same bits).
+ */
+export function storeRun(dtype: KvDtype, src: Float32Array, srcOff: number, n: number, scale: number, codes: CodeArray, values: Float32Array, at: number): void {
+  if (dtype === 'fp8_e4m3' && native) return native.storeFp8(codes as Uint8Array, values, at, src, srcOff, n, scale, FP8_E4M3_DECODE_LUT);
+  for (let i = 0; i < n; i++) storeElement(dtype, src[srcOff + i], scale, codes, values, at + i);
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
  * Contiguous KV cache: the reference the paged cache is tested against. Each sequence owns,
  * per layer, one array [2 (K, V), Hkv, capacity, hd] that doubles when it fills up.
- * Same dtype conversion (cache.ts storeElement), no blocks: a view is plain arithmetic.
+ * Same dtype conversion (cache.ts storeRun), no blocks: a view is plain arithmetic.
  */
-import { newCodeArray, storeElement, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 interface Sequence {
   length: number;
@@ -30,7 +30,8 @@ export class ContiguousKvCache implements KvCache {
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
-    const { numKvHeads: H, headDim: hd, dtype, scales } = this.spec;
+    const { numKvHeads: H, headDim: hd, scales } = this.spec;
+    const dtype = layerDtype(this.spec, layer);
     const seq = this.seqs.get(seqId);
     if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const cap = seq.capacity;
@@ -38,10 +39,8 @@ export class ContiguousKvCache implements KvCache {
     for (let h = 0; h < H; h++) {
       const kBase = (h * cap + pos) * hd;
       const vBase = ((H + h) * cap + pos) * hd;
-      for (let d = 0; d < hd; d++) {
-        storeElement(dtype, k[kOff + h * hd + d], scales[layer].k, codes, values, kBase + d);
-        storeElement(dtype, v[vOff + h * hd + d], scales[layer].v, codes, values, vBase + d);
-      }
+      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
+      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
     }
   }
 
@@ -69,10 +68,10 @@ export class ContiguousKvCache implements KvCache {
   }
 
   private grow(seq: Sequence, capacity: number): void {
-    const { numLayers, numKvHeads: H, headDim: hd, dtype } = this.spec;
+    const { numLayers, numKvHeads: H, headDim: hd } = this.spec;
     for (let l = 0; l < numLayers; l++) {
       const values = new Float32Array(2 * H * capacity * hd);
-      const codes = newCodeArray(dtype, values.length);
+      const codes = newCodeArray(layerDtype(this.spec, l), values.length);
       const old = seq.values[l];
       if (old) {
         // copy each (K|V, head) row block [seq.capacity, hd] into its new, longer slot

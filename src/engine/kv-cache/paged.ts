@@ -7,7 +7,7 @@
  * range reads stale data, as on a GPU.
  */
 import { BlockAllocator } from './allocator.js';
-import { KvCacheFullError, newCodeArray, storeElement, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { KvCacheFullError, layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 export const SUPPORTED_PAGE_SIZES = [16, 32, 64] as const;
 
@@ -71,7 +71,8 @@ export class PagedKvCache implements KvCache {
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
-    const { numKvHeads: H, headDim: hd, pageSize: P, dtype, scales } = this.spec;
+    const { numKvHeads: H, headDim: hd, pageSize: P, scales } = this.spec;
+    const dtype = layerDtype(this.spec, layer);
     const seq = this.seqs.get(seqId);
     if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const block = seq.table[Math.floor(pos / P)];
@@ -80,10 +81,8 @@ export class PagedKvCache implements KvCache {
     for (let h = 0; h < H; h++) {
       const kBase = ((block * 2 + 0) * H + h) * P * hd + off * hd;
       const vBase = ((block * 2 + 1) * H + h) * P * hd + off * hd;
-      for (let d = 0; d < hd; d++) {
-        storeElement(dtype, k[kOff + h * hd + d], scales[layer].k, codes, values, kBase + d);
-        storeElement(dtype, v[vOff + h * hd + d], scales[layer].v, codes, values, vBase + d);
-      }
+      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
+      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
     }
   }
 
@@ -125,7 +124,7 @@ export class PagedKvCache implements KvCache {
     const cap = Math.min(this.allocator.numBlocks, Math.max(blocks, this.capacity * 2, 4));
     for (let l = 0; l < this.spec.numLayers; l++) {
       const values = new Float32Array(cap * this.blockElems);
-      const codes = newCodeArray(this.spec.dtype, cap * this.blockElems);
+      const codes = newCodeArray(layerDtype(this.spec, l), cap * this.blockElems);
       if (this.values[l]) values.set(this.values[l]);
       if (this.codes[l]) codes.set(this.codes[l] as never);
       this.values[l] = values;

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../core/rng.js';
-import { createReferenceBackend } from '../attention/reference.js';
+import { createReferenceBackend } from '../attention/reference-backend.js';
 import { Engine } from '../engine.js';
-import { randomModel, tinyConfig } from '../random-init.js';
+import { randomModel, tinyConfig } from '../testing/random-init.js';
 import { accelerate, wasmSimdAvailable } from './accelerate.js';
 import { assertRowsMatchAlone } from './testing.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../../core/rng.js';
-import { randomModel, tinyConfig } from '../random-init.js';
+import { randomModel, tinyConfig } from '../testing/random-init.js';
 import { accelerate } from './accelerate.js';
 import { assertRowsMatchAlone } from './testing.js';
 import { matmulTilesModuleBytes, MAX_TILE_ROWS, TILE_SCRATCH_FLOATS } from './matmul-tiles-module.js';

@@ -8,11 +8,25 @@ import { speculativeDecoding } from '../conditions/speculative.js';
 import { trtllmGenDecode } from '../conditions/trtllm-decode.js';
 import { affectedVersion } from '../conditions/versions.js';
 
+/** The launch of vllm-project/vllm#47847 (examples/seed-b200/serve.sh). */
+const SEED_COMMAND = `vllm serve nvidia/Gemma-4-31B-IT-NVFP4 \\
+  --attention-backend FLASHINFER \\
+  --kv-cache-dtype fp8_e4m3 \\
+  --attention-config '{"disable_flashinfer_q_quantization": true}' \\
+  --speculative-config '{"method": "mtp", "model": "google/gemma-4-31B-it-assistant", "num_speculative_tokens": 7}'`;
+
+/** The same launch with the query quantized to FP8 (the default). */
+const SEED_COMMAND_FP8_QUERY = `vllm serve nvidia/Gemma-4-31B-IT-NVFP4 \\
+  --attention-backend FLASHINFER \\
+  --kv-cache-dtype fp8_e4m3 \\
+  --speculative-config '{"method": "mtp", "model": "google/gemma-4-31B-it-assistant", "num_speculative_tokens": 7}'`;
+
 /** The canonical case: flashinfer-ai/flashinfer#3864 as served by vLLM (vllm-project/vllm#47847). */
 export const FL001 = defineHazard({
   id: 'FL001',
   alias: 'swa-specdec-bf16q-fp8kv-trtllm',
-  severity: 'error',
+  engines: ['vllm'],
+  severity: 'warning',
   summary:
     'speculative decoding verified on trtllm-gen with a BF16 query over an FP8 KV cache silently corrupts sliding-window attention on SM100 once a sequence passes the window',
   mechanism:
@@ -56,50 +70,93 @@ export const FL001 = defineHazard({
   locateAt: 'speculative-decoding',
   remedies: [
     {
-      change:
+      id: 'fp8-query',
+      change: { unset: 'attention_config.disable_flashinfer_q_quantization' },
+      label:
         'drop attention_config.disable_flashinfer_q_quantization (let FlashInfer quantize the query to FP8, the default)',
       why: 'FP8 query + FP8 cache uses other kernels; with the same spec config the #47847 matrix and the #3864 controls were clean',
     },
     {
-      change: '--kv-cache-dtype bfloat16 instead of fp8_e4m3',
+      id: 'bf16-kv-cache',
+      change: { set: { kv_cache_dtype: 'bfloat16' } },
       why: 'a BF16 cache with a BF16 query avoids the mixed-precision kernels; note that dropping the flag is not enough when the checkpoint declares an FP8 KV cache, because auto follows it',
     },
     {
-      change: 'drop --speculative-config (no speculative decoding)',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
       why: 'without drafts every decode has q_len_per_req 1, which was clean in both reports',
     },
     {
-      change: 'num_speculative_tokens ≤ 3 (q_len_per_req ≤ 4)',
+      id: 'at-most-3-draft-tokens',
+      change: { set: { 'speculative_config.num_speculative_tokens': 3 } },
+      label: 'num_speculative_tokens ≤ 3 (q_len_per_req ≤ 4)',
       why: 'q_len_per_req 1, 2 and 4 were clean in flashinfer#3864’s grid; 8 failed',
     },
     {
-      change: 'attention_config.use_trtllm_attention=false',
+      id: 'native-flashinfer-decode',
+      change: { set: { 'attention_config.use_trtllm_attention': false } },
       why: 'decode and spec verification leave trtllm-gen for FlashInfer’s native wrappers (verify then runs as prefill, without FULL CUDA graphs)',
     },
     {
-      change:
-        '--attention-backend TRITON_ATTN (for Gemma 4: drop --attention-backend; vLLM then avoids FlashInfer itself)',
+      id: 'triton-backend',
+      change: { set: { attention_backend: 'TRITON_ATTN' } },
       why: 'another attention backend does not use the trtllm-gen kernels at all',
+    },
+    {
+      id: 'gemma4-automatic-backend',
+      change: { unset: 'attention_backend' },
+      label: 'for Gemma 4: drop --attention-backend',
+      why: 'with no backend given, vLLM picks TRITON_ATTN (FA4 on newer versions) for Gemma 4’s heterogeneous head dims and avoids FlashInfer itself',
+    },
+    {
+      id: 'skip-sliding-layers',
+      change: { set: { kv_cache_dtype_skip_layers: ['sliding_window'] } },
+      inferred: true,
+      why: 'vLLM’s --kv-cache-dtype-skip-layers sliding_window gives every sliding-window layer an unquantized (model dtype) cache, so the windowed kernels never see FP8 KV; the full-attention layers keep FP8. Not tested against the kernel by the record: the engine’s emulation (--kv-cache-dtype-skip-layers) lets kernel verify and a probe decide',
     },
   ],
   nonRemedies: [
     {
-      change: '--enforce-eager',
+      id: 'enforce-eager',
+      change: { add: '--enforce-eager' },
       why: 'the defect is in the kernel: flashinfer#3864 reproduces it with direct kernel calls, no CUDA graphs involved',
     },
     {
-      change: '--disable-sliding-window',
+      id: 'disable-sliding-window',
+      change: { add: '--disable-sliding-window' },
+      avoidsBy: 'sliding-window-layers',
       why: 'it caps max_model_len to the window (1024 tokens for gemma-4-31B) and runs every layer as full attention: the corruption cannot occur only because the model loses its long context',
     },
     {
-      change: 'drop --kv-cache-dtype (auto)',
+      id: 'kv-cache-dtype-auto',
+      change: { unset: 'kv_cache_dtype' },
+      label: 'drop --kv-cache-dtype (auto)',
       why: 'auto follows the checkpoint: an NVFP4 ModelOpt checkpoint such as gemma-4-31B-it-NVFP4 declares an FP8 KV cache, so the cache stays FP8',
     },
     {
-      change: 'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=… on vLLM ≥ 0.15.0',
+      id: 'legacy-attention-env-vars',
+      change: { env: { VLLM_USE_TRTLLM_ATTENTION: '0', VLLM_ATTENTION_BACKEND: 'TRITON_ATTN' } },
+      label: 'VLLM_USE_TRTLLM_ATTENTION=0 or VLLM_ATTENTION_BACKEND=… on vLLM ≥ 0.15.0',
       why: 'vLLM 0.15.0 and later ignore these environment variables (removed by PR #32812); only older releases read them',
     },
   ],
+  examples: {
+    failing: {
+      command: SEED_COMMAND,
+      gpu: 'NVIDIA B200',
+      model: 'gemma-4-31b-it-nvfp4',
+      vllm: '0.23.1rc1.dev843+g04adc8843',
+      flashinfer: '0.6.14',
+      points: '--speculative-config',
+    },
+    clean: {
+      command: SEED_COMMAND_FP8_QUERY,
+      gpu: 'NVIDIA B200',
+      model: 'gemma-4-31b-it-nvfp4',
+      vllm: '0.23.1rc1.dev843+g04adc8843',
+      flashinfer: '0.6.14',
+    },
+  },
   references: [
     {
       title:
@@ -120,6 +177,11 @@ export const FL001 = defineHazard({
       title:
         'vllm-project/vllm PR #25196: Enable FlashInfer spec decoding (spec verify on the trtllm-gen decode kernel)',
       url: 'https://github.com/vllm-project/vllm/pull/25196',
+    },
+    {
+      title:
+        'vllm-project/vllm: vllm/config/cache.py @ 002f10e0 (kv_cache_dtype_skip_layers accepts "sliding_window") and vllm/model_executor/layers/attention/attention.py @ 0014ca6b (a sliding-window layer in the list gets kv_cache_dtype auto)',
+      url: 'https://github.com/vllm-project/vllm/blob/main/vllm/config/cache.py',
     },
   ],
   docs: {

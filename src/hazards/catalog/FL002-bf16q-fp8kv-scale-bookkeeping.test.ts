@@ -8,8 +8,8 @@ import {
   withArgs,
   withSubArg,
   type BuildOptions,
-} from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+} from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 import type { ModelFacts } from '../../deployment/deployment.js';
 
 const n = 60;
@@ -30,25 +30,6 @@ test('BF16 query + FP8 cache + checkpoint q_scale ≠ 1 fires FL002, pointing at
   assert.match(
     f.conditions.find((c) => c.name === 'checkpoint-scales-not-one')?.detail ?? '',
     /60 of 60 layers carry q_scale ≠ 1 \(e\.g\. 0\.02770\)/,
-  );
-});
-
-test('each remedy clears FL002; use_trtllm_attention=false and --enforce-eager do not', () => {
-  checkRemedies(
-    FL002,
-    base,
-    {
-      'drop attention_config.disable_flashinfer_q_quantization (FP8 query, the default)': (o) =>
-        withSubArg(o, 'attention_config', 'disable_flashinfer_q_quantization', undefined),
-      '--kv-cache-dtype bfloat16': (o) => withArgs(o, { kv_cache_dtype: 'bfloat16' }),
-    },
-    {
-      'attention_config.use_trtllm_attention=false': {
-        edit: (o) => withSubArg(o, 'attention_config', 'use_trtllm_attention', false),
-        expect: 'fires',
-      },
-      '--enforce-eager': { edit: (o) => withArgs(o, { enforce_eager: true }), expect: 'fires' },
-    },
   );
 });
 

@@ -9,7 +9,8 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL002 = defineHazard({
   id: 'FL002',
   alias: 'bf16q-fp8kv-scale-bookkeeping',
-  severity: 'error',
+  engines: ['vllm'],
+  severity: 'warning',
   summary:
     'FlashInfer with a BF16 query over an FP8 KV cache mis-applies the checkpoint’s attention scales (q_scale on an unquantized query; k/v scales twice in forced trtllm-gen prefill)',
   mechanism:
@@ -34,24 +35,45 @@ export const FL002 = defineHazard({
   locateAt: 'q-quantization-disabled',
   remedies: [
     {
-      change: 'drop attention_config.disable_flashinfer_q_quantization (FP8 query, the default)',
+      id: 'fp8-query',
+      change: { unset: 'attention_config.disable_flashinfer_q_quantization' },
+      label: 'drop attention_config.disable_flashinfer_q_quantization (FP8 query, the default)',
       why: 'a quantized query was divided by q_scale, so the fused bmm1 = sm × q × k is then correct, and prefill reads the FP8 cache directly',
     },
     {
-      change: '--kv-cache-dtype bfloat16',
+      id: 'bf16-kv-cache',
+      change: { set: { kv_cache_dtype: 'bfloat16' } },
       why: 'with an unquantized cache vLLM folds no q/k/v scale into the attention scales',
     },
   ],
   nonRemedies: [
     {
-      change: 'attention_config.use_trtllm_attention=false',
+      id: 'native-flashinfer-wrappers',
+      change: { set: { 'attention_config.use_trtllm_attention': false } },
       why: 'the native FlashInfer wrappers also receive q_scale and apply it to the BF16 query (vllm PR #53754, open)',
     },
     {
-      change: '--enforce-eager',
+      id: 'enforce-eager',
+      change: { add: '--enforce-eager' },
       why: 'the wrong factors are computed on the host, independent of CUDA graphs',
     },
   ],
+  examples: {
+    failing: {
+      command:
+        'vllm serve /models/gemma-4-31b-it-nvfp4-calibrated --attention-backend FLASHINFER --kv-cache-dtype fp8_e4m3 ' +
+        `--attention-config '{"disable_flashinfer_q_quantization": true}'`,
+      gpu: 'NVIDIA B200',
+      model: 'gemma-4-31b-it-nvfp4-calibrated',
+      points: '--attention-config',
+    },
+    clean: {
+      command:
+        'vllm serve /models/gemma-4-31b-it-nvfp4-calibrated --attention-backend FLASHINFER --kv-cache-dtype fp8_e4m3',
+      gpu: 'NVIDIA B200',
+      model: 'gemma-4-31b-it-nvfp4-calibrated',
+    },
+  },
   references: [
     {
       title: 'vllm-project/vllm#47847: … BF16-Q paths also mis-apply q/k/v scales',

@@ -1,8 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL003 } from './FL003-trtllm-gen-multitoken-reduction-index.js';
-import { B200, H100, withArgs, withSubArg, type BuildOptions } from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+import {
+  B200,
+  H100,
+  withSubArg,
+  type BuildOptions,
+} from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 
 // Gemma 4 31B, MTP k=5 (q_len_per_req 6), BF16 cache, default batching, FlashInfer 0.6.16.post3 (vLLM's pin).
 const base: BuildOptions = {
@@ -22,22 +27,6 @@ const base: BuildOptions = {
 test('MTP k=5 on trtllm-gen with batching and flashinfer 0.6.16.post3 fires FL003', () => {
   const f = assertFiresFully(FL003, base);
   assert.equal(f.location.line, 3);
-});
-
-test('each remedy clears FL003', () => {
-  checkRemedies(
-    FL003,
-    base,
-    {
-      'flashinfer-python ≥ 0.6.18rc2': (o) => ({ ...o, versions: { flashinfer: '0.6.18rc2' } }),
-      'num_speculative_tokens ≤ 3 (q_len_per_req ≤ 4)': (o) =>
-        withSubArg(o, 'speculative_config', 'num_speculative_tokens', 3),
-      'attention_config.use_trtllm_attention=false': (o) =>
-        withSubArg(o, 'attention_config', 'use_trtllm_attention', false),
-      '--max-num-seqs 1': (o) => withArgs(o, { max_num_seqs: 1 }),
-    },
-    {},
-  );
 });
 
 test('version bounds: 0.6.17 affected, 0.6.18rc1 affected, 0.6.18 fixed, 0.6.12 not established, unknown is possibly', () => {

@@ -10,6 +10,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL003 = defineHazard({
   id: 'FL003',
   alias: 'trtllm-gen-multitoken-reduction-index',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'trtllm-gen multi-token decode (speculative verify with q_len_per_req ≥ 5) corrupts attention for every request after the first in a batch on SM100 with flashinfer-python before 0.6.18rc2',
@@ -43,23 +44,43 @@ export const FL003 = defineHazard({
   locateAt: 'speculative-decoding',
   remedies: [
     {
-      change: 'flashinfer-python ≥ 0.6.18rc2',
+      id: 'upgrade-flashinfer',
+      change: { versions: { flashinfer: '0.6.18rc2' } },
       why: 'contains PR #4382, which indexes the reduction by request offset and the CTA’s last valid token',
     },
     {
-      change: 'num_speculative_tokens ≤ 3 (q_len_per_req ≤ 4)',
-      why: 'q_len_per_req 4 passed; the mis-indexing needs more query rows than one CTA tile holds (inferred from the passing control)',
+      id: 'at-most-3-draft-tokens',
+      change: { set: { 'speculative_config.num_speculative_tokens': 3 } },
+      label: 'num_speculative_tokens ≤ 3 (q_len_per_req ≤ 4)',
+      inferred: true,
+      why: 'q_len_per_req 4 passed; the mis-indexing needs more query rows than one CTA tile holds',
     },
     {
-      change: 'attention_config.use_trtllm_attention=false',
+      id: 'native-flashinfer-decode',
+      change: { set: { 'attention_config.use_trtllm_attention': false } },
       why: 'decode and verification leave the trtllm-gen kernels and their reduction',
     },
     {
-      change: '--max-num-seqs 1',
-      why: 'request 0 of a batch is always right; costs all batching throughput (inferred from the passing control)',
+      id: 'one-sequence-at-a-time',
+      change: { set: { max_num_seqs: 1 } },
+      inferred: true,
+      why: 'request 0 of a batch is always right; costs all batching throughput',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `vllm serve google/gemma-4-31B-it --attention-backend FLASHINFER --speculative-config '{"method": "mtp", "num_speculative_tokens": 5}'`,
+      gpu: 'NVIDIA B200',
+      flashinfer: '0.6.16.post3',
+      points: '--speculative-config',
+    },
+    clean: {
+      command: `vllm serve google/gemma-4-31B-it --attention-backend FLASHINFER --speculative-config '{"method": "mtp", "num_speculative_tokens": 5}'`,
+      gpu: 'NVIDIA B200',
+      flashinfer: '0.6.18',
+    },
+  },
   references: [
     {
       title:

@@ -9,6 +9,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL004 = defineHazard({
   id: 'FL004',
   alias: 'xqa-spec-swa-window-start',
+  engines: ['vllm'],
   severity: 'warning',
   summary:
     'XQA speculative verification on sliding-window layers (SM12x) with flashinfer-python before 0.6.16.post1 masks out keys the earlier draft rows should see',
@@ -33,22 +34,40 @@ export const FL004 = defineHazard({
       record: 'fixed in 0.6.16.post1 by PR #4137',
     }),
   ],
-  locateAt: 'flashinfer-version',
+  locateAt: 'speculative-decoding',
   remedies: [
     {
-      change: 'flashinfer-python ≥ 0.6.16.post1',
+      id: 'upgrade-flashinfer',
+      change: { versions: { flashinfer: '0.6.16.post1' } },
       why: 'PR #4137 applies each draft row’s own window start',
     },
     {
-      change: 'drop --speculative-config',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
       why: 'single-token decode has one row per request, whose window start is right',
     },
     {
-      change: '--attention-backend TRITON_ATTN',
+      id: 'triton-backend',
+      change: { set: { attention_backend: 'TRITON_ATTN' } },
       why: 'keeps verification off the XQA kernel',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `vllm serve google/gemma-3-27b-it --attention-backend FLASHINFER --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
+      gpu: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+      model: 'gemma-3-27b-it',
+      flashinfer: '0.6.15',
+      points: '--speculative-config',
+    },
+    clean: {
+      command: `vllm serve google/gemma-3-27b-it --attention-backend FLASHINFER --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
+      gpu: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+      model: 'gemma-3-27b-it',
+      flashinfer: '0.6.16.post1',
+    },
+  },
   references: [
     {
       title:

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL005 } from './FL005-specdec-async-scheduling-garbage.js';
-import { withArgs, withSubArg, type BuildOptions } from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+import { withArgs, withSubArg, type BuildOptions } from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 
 const base: BuildOptions = {
   model: 'XiaomiMiMo/MiMo-V2.5-Pro',
@@ -16,32 +16,6 @@ const base: BuildOptions = {
 test('MTP + async scheduling + batching fires FL005 at the async flag', () => {
   const f = assertFiresFully(FL005, base);
   assert.equal(f.location.line, 4);
-});
-
-test('each remedy clears FL005; the reported non-remedies do not', () => {
-  checkRemedies(
-    FL005,
-    base,
-    {
-      '--no-async-scheduling': (o) => withArgs(o, { async_scheduling: false }),
-      'drop --speculative-config': (o) => withArgs(o, { speculative_config: undefined }),
-    },
-    {
-      '--enforce-eager': { edit: (o) => withArgs(o, { enforce_eager: true }), expect: 'fires' },
-      '--no-enable-prefix-caching': {
-        edit: (o) => withArgs(o, { enable_prefix_caching: false }),
-        expect: 'fires',
-      },
-      'switching MTP ↔ DFlash': {
-        edit: (o) => withSubArg(o, 'speculative_config', 'method', 'dflash'),
-        expect: 'fires',
-      },
-      'an FP8 instead of an FP4 checkpoint (or back)': {
-        edit: (o) => ({ ...o, model: 'XiaomiMiMo/MiMo-V2.5-Pro-FP8' }),
-        expect: 'fires',
-      },
-    },
-  );
 });
 
 test('async scheduling unset is unknown (default depends on the release); ngram is not among the reported drafters', () => {

@@ -8,6 +8,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL005 = defineHazard({
   id: 'FL005',
   alias: 'specdec-async-scheduling-garbage',
+  engines: ['vllm'],
   severity: 'warning',
   summary:
     'MTP or DFlash speculative decoding with async scheduling under concurrent load turns some requests into garbage mid-generation (root cause open)',
@@ -26,20 +27,39 @@ export const FL005 = defineHazard({
   locateAt: 'async-scheduling',
   remedies: [
     {
-      change: '--no-async-scheduling',
+      id: 'no-async-scheduling',
+      change: { add: '--no-async-scheduling' },
       why: 'the workaround reported in vllm#46669',
     },
     {
-      change: 'drop --speculative-config',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
       why: 'the corruption was only seen with MTP or DFlash drafting',
     },
   ],
   nonRemedies: [
-    { change: '--enforce-eager', why: 'reproduced with and without it' },
-    { change: '--no-enable-prefix-caching', why: 'reproduced with and without prefix caching' },
-    { change: 'switching MTP ↔ DFlash', why: 'both drafters reproduce it' },
-    { change: 'an FP8 instead of an FP4 checkpoint (or back)', why: 'both reproduce it' },
+    { id: 'enforce-eager', change: { add: '--enforce-eager' }, why: 'reproduced with and without it' },
+    {
+      id: 'no-prefix-caching',
+      change: { add: '--no-enable-prefix-caching' },
+      why: 'reproduced with and without prefix caching',
+    },
+    {
+      id: 'switch-mtp-dflash',
+      change: { set: { 'speculative_config.method': 'dflash' } },
+      label: 'switching MTP ↔ DFlash',
+      why: 'both drafters reproduce it',
+    },
   ],
+  examples: {
+    failing: {
+      command: `vllm serve XiaomiMiMo/MiMo-V2.5-Pro --tensor-parallel-size 8 --async-scheduling --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}'`,
+      points: '--async-scheduling',
+    },
+    clean: {
+      command: `vllm serve XiaomiMiMo/MiMo-V2.5-Pro --tensor-parallel-size 8 --no-async-scheduling --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}'`,
+    },
+  },
   references: [
     {
       title: 'vllm-project/vllm#46669: MiMo V2.5-Pro Bad Outputs with specdec and async scheduling',
@@ -63,6 +83,7 @@ export const FL005 = defineHazard({
     exceptions:
       'A severity of warning: the record has one model family and no root cause, so other models may or may not be ' +
       'affected. Whether async scheduling is on by default depends on the vLLM release; set the flag explicitly to get a ' +
-      'definite answer. vLLM disables async scheduling by itself for some speculative methods.',
+      'definite answer. vLLM disables async scheduling by itself for some speculative methods. Switching between FP4 and ' +
+      'FP8 checkpoints did not help either: both reproduce it.',
   },
 });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL006 } from './FL006-specdec-pp-no-async-scheduling.js';
-import { withArgs, type BuildOptions } from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+import { type BuildOptions } from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 
 const base: BuildOptions = {
   args: {
@@ -15,19 +15,6 @@ const base: BuildOptions = {
 
 test('PP 2 + spec decode + --no-async-scheduling on the V2 runner fires FL006 at the async flag', () => {
   assert.equal(assertFiresFully(FL006, base).location.line, 4);
-});
-
-test('each remedy clears FL006', () => {
-  checkRemedies(
-    FL006,
-    base,
-    {
-      '--async-scheduling instead of --no-async-scheduling': (o) => withArgs(o, { async_scheduling: true }),
-      'drop --speculative-config': (o) => withArgs(o, { speculative_config: undefined }),
-      '--pipeline-parallel-size 1': (o) => withArgs(o, { pipeline_parallel_size: 1 }),
-    },
-    {},
-  );
 });
 
 test('the V2 runner switch unset is unknown; explicitly off clears it', () => {

@@ -8,6 +8,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL006 = defineHazard({
   id: 'FL006',
   alias: 'specdec-pp-no-async-scheduling',
+  engines: ['vllm'],
   severity: 'warning',
   summary:
     'speculative decoding with pipeline parallelism and --no-async-scheduling on the V2 model runner produces wrong output or a CUDA fault',
@@ -28,16 +29,32 @@ export const FL006 = defineHazard({
   locateAt: 'no-async-scheduling',
   remedies: [
     {
-      change: '--async-scheduling instead of --no-async-scheduling',
+      id: 'async-scheduling',
+      change: { add: '--async-scheduling' },
+      label: '--async-scheduling instead of --no-async-scheduling',
       why: 'the async scheduler sets the decode spacing the PP broadcast needs',
     },
-    { change: 'drop --speculative-config', why: 'the failure needs speculative decoding' },
     {
-      change: '--pipeline-parallel-size 1',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
+      why: 'the failure needs speculative decoding',
+    },
+    {
+      id: 'no-pipeline-parallel',
+      change: { set: { pipeline_parallel_size: 1 } },
       why: 'without pipeline stages there is no broadcast ring to fall out of step with',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `VLLM_USE_V2_MODEL_RUNNER=1 vllm serve Qwen/Qwen3-8B --pipeline-parallel-size 2 --no-async-scheduling --speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3}'`,
+      points: '--no-async-scheduling',
+    },
+    clean: {
+      command: `VLLM_USE_V2_MODEL_RUNNER=1 vllm serve Qwen/Qwen3-8B --pipeline-parallel-size 2 --async-scheduling --speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3}'`,
+    },
+  },
   references: [
     {
       title:

@@ -8,7 +8,8 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL007 = defineHazard({
   id: 'FL007',
   alias: 'turboquant-kv-specdec-full-cudagraph',
-  severity: 'error',
+  engines: ['vllm'],
+  severity: 'warning',
   summary:
     'a TurboQuant KV cache with speculative decoding under FULL CUDA graphs replays verify batches with captured dummy metadata: degenerate loops and garbage tokens',
   mechanism:
@@ -31,20 +32,37 @@ export const FL007 = defineHazard({
   locateAt: 'turboquant-kv-cache',
   remedies: [
     {
-      change: '--enforce-eager',
+      id: 'enforce-eager',
+      change: { add: '--enforce-eager' },
       why: 'no CUDA graphs, so verify batches run with their real metadata (cleared it in vllm#40831)',
     },
     {
-      change: '-cc.cudagraph_mode=NONE',
+      id: 'no-cuda-graphs',
+      change: { set: { 'compilation_config.cudagraph_mode': 'NONE' } },
       why: 'same effect without giving up torch.compile (cleared it in vllm#40831)',
     },
     {
-      change: 'a non-TurboQuant --kv-cache-dtype (auto, fp8)',
+      id: 'non-turboquant-kv-cache',
+      change: { set: { kv_cache_dtype: 'auto' } },
+      label: 'a non-TurboQuant --kv-cache-dtype (auto, fp8)',
       why: 'other backends support spec-as-decode under FULL graphs',
     },
-    { change: 'drop --speculative-config', why: 'without verify batches nothing is mis-captured' },
+    {
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
+      why: 'without verify batches nothing is mis-captured',
+    },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `vllm serve Qwen/Qwen3-8B --kv-cache-dtype turboquant_k8v4 --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
+      points: '--kv-cache-dtype',
+    },
+    clean: {
+      command: `vllm serve Qwen/Qwen3-8B --kv-cache-dtype turboquant_k8v4 --enforce-eager --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
+    },
+  },
   references: [
     {
       title:

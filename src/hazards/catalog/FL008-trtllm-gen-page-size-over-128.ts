@@ -9,6 +9,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL008 = defineHazard({
   id: 'FL008',
   alias: 'trtllm-gen-page-size-over-128',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'FlashInfer trtllm-gen paged attention on SM100 returns wrong output when a KV page holds more than 128 tokens',
@@ -33,14 +34,39 @@ export const FL008 = defineHazard({
   ],
   locateAt: 'kv-page-over-128',
   remedies: [
-    { change: '--block-size 128 or smaller', why: 'pages within the size the kernels were written for' },
     {
-      change: 'attention_config.use_trtllm_attention=false',
+      id: 'block-size-128',
+      change: { set: { block_size: 128 } },
+      label: '--block-size 128 or smaller',
+      why: 'pages within the size the kernels were written for',
+    },
+    {
+      id: 'native-flashinfer-decode',
+      change: { set: { 'attention_config.use_trtllm_attention': false } },
       why: 'keeps paged attention off the trtllm-gen kernels',
     },
-    { change: '--attention-backend TRITON_ATTN', why: 'another backend, other kernels' },
+    {
+      id: 'triton-backend',
+      change: { set: { attention_backend: 'TRITON_ATTN' } },
+      why: 'another backend, other kernels',
+    },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: 'vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --attention-backend FLASHINFER --block-size 256',
+      gpu: 'NVIDIA B200',
+      model: 'qwen3-next-80b-a3b',
+      flashinfer: '0.6.16',
+      points: '--block-size',
+    },
+    clean: {
+      command: 'vllm serve Qwen/Qwen3-Next-80B-A3B-Instruct --attention-backend FLASHINFER --block-size 128',
+      gpu: 'NVIDIA B200',
+      model: 'qwen3-next-80b-a3b',
+      flashinfer: '0.6.16',
+    },
+  },
   references: [
     {
       title:

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL009 } from './FL009-reasoning-structured-output-specdec.js';
-import { withArgs, type BuildOptions } from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+import { withArgs, type BuildOptions } from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 
 const base: BuildOptions = {
   model: 'Qwen/Qwen3.5-35B-A3B',
@@ -18,19 +18,6 @@ test('reasoning parser + tool calling + MTP fires FL009 (warning) at the reasoni
   const f = assertFiresFully(FL009, base);
   assert.equal(f.severity, 'warning');
   assert.equal(f.location.line, 2);
-});
-
-test('each remedy clears FL009; --no-async-scheduling does not', () => {
-  checkRemedies(
-    FL009,
-    base,
-    {
-      'drop --speculative-config (at least for structured-output traffic)': (o) =>
-        withArgs(o, { speculative_config: undefined }),
-      'drop --reasoning-parser (or disable thinking)': (o) => withArgs(o, { reasoning_parser: undefined }),
-    },
-    { '--no-async-scheduling': { edit: (o) => withArgs(o, { async_scheduling: false }), expect: 'fires' } },
-  );
 });
 
 test('without tool calling, structured output is request-level: possibly affected', () => {

@@ -7,6 +7,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL009 = defineHazard({
   id: 'FL009',
   alias: 'reasoning-structured-output-specdec',
+  engines: ['vllm'],
   severity: 'warning',
   summary:
     'structured output or tool calling with a reasoning parser and speculative decoding can leave the grammar unenforced when the end-of-thinking marker lands inside an accepted draft block',
@@ -26,20 +27,35 @@ export const FL009 = defineHazard({
   locateAt: 'reasoning-parser',
   remedies: [
     {
-      change: 'drop --speculative-config (at least for structured-output traffic)',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
+      label: 'drop --speculative-config (at least for structured-output traffic)',
       why: 'one token per step cannot skip over the boundary',
     },
     {
-      change: 'drop --reasoning-parser (or disable thinking)',
+      id: 'no-reasoning-parser',
+      change: { unset: 'reasoning_parser' },
+      label: 'drop --reasoning-parser (or disable thinking)',
       why: 'no reasoning boundary, so the grammar applies from the first token',
     },
   ],
   nonRemedies: [
     {
-      change: '--no-async-scheduling',
+      id: 'no-async-scheduling',
+      change: { add: '--no-async-scheduling' },
       why: 'the boundary defects were reported with and without async scheduling',
     },
   ],
+  examples: {
+    failing: {
+      command: `vllm serve Qwen/Qwen3.5-35B-A3B --reasoning-parser qwen3 --enable-auto-tool-choice --tool-call-parser qwen3_coder --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'`,
+      points: '--reasoning-parser',
+    },
+    clean: {
+      command:
+        'vllm serve Qwen/Qwen3.5-35B-A3B --reasoning-parser qwen3 --enable-auto-tool-choice --tool-call-parser qwen3_coder',
+    },
+  },
   references: [
     {
       title:

@@ -8,6 +8,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL010 = defineHazard({
   id: 'FL010',
   alias: 'sm12x-sinks-prefill',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'an attention-sink model (gpt-oss) on FlashInfer on SM12x ignores its sinks in prefill on vLLM builds between PR #49718 and PR #52148: gibberish output',
@@ -33,11 +34,26 @@ export const FL010 = defineHazard({
   locateAt: 'flashinfer-backend',
   remedies: [
     {
-      change: '--attention-backend TRITON_ATTN',
+      id: 'triton-backend',
+      change: { set: { attention_backend: 'TRITON_ATTN' } },
       why: 'the workaround used upstream; GSM8K 0.880 on GB10 with it',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: 'vllm serve openai/gpt-oss-20b --attention-backend FLASHINFER',
+      gpu: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+      model: 'gpt-oss-20b',
+      points: '--attention-backend',
+      possibly: true,
+    },
+    clean: {
+      command: 'vllm serve openai/gpt-oss-20b --attention-backend TRITON_ATTN',
+      gpu: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
+      model: 'gpt-oss-20b',
+    },
+  },
   references: [
     {
       title: 'vllm-project/vllm PR #49718: Add FlashInfer XQA decode support on SM12x',

@@ -8,8 +8,8 @@ import {
   gemma4NvfpFacts,
   withArgs,
   type BuildOptions,
-} from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+} from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 import type { ModelFacts } from '../../deployment/deployment.js';
 
 const L40S = { name: 'NVIDIA L40S', sm: 89 };
@@ -43,26 +43,6 @@ const base: BuildOptions = {
 
 test('the report: compressed-tensors FP8 KV on FlashInfer, vLLM 0.19.0, fires FL011 at the backend flag', () => {
   assert.equal(assertFiresFully(FL011, base).location.line, 2);
-});
-
-test('each remedy clears FL011', () => {
-  const noKvScheme = ctFp8KvFacts();
-  delete noKvScheme.kvDtypeFromCheckpoint;
-  delete noKvScheme.scales;
-  noKvScheme.quantization = { ...noKvScheme.quantization!, hasKvCacheScheme: false };
-  checkRemedies(
-    FL011,
-    base,
-    {
-      '--attention-backend FLASH_ATTN': (o) => withArgs(o, { attention_backend: 'FLASH_ATTN' }),
-      '--attention-backend TRITON_ATTN': (o) => withArgs(o, { attention_backend: 'TRITON_ATTN' }),
-      'a BF16 KV cache: a checkpoint export without kv_cache_scheme': (o) => ({
-        ...o,
-        modelFacts: noKvScheme,
-      }),
-    },
-    {},
-  );
 });
 
 test('the other float-scale backends fire; an explicit FP8 --kv-cache-dtype changes nothing', () => {

@@ -8,6 +8,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL011 = defineHazard({
   id: 'FL011',
   alias: 'ct-fp8kv-scale-not-propagated',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'a compressed-tensors checkpoint with an FP8 kv_cache_scheme on FlashInfer (or AITER / FlashInfer MLA) attention leaves the float KV scales at their 1.0 default: garbage output',
@@ -37,17 +38,41 @@ export const FL011 = defineHazard({
   ],
   locateAt: 'float-scale-backend',
   remedies: [
-    { change: '--attention-backend FLASH_ATTN', why: 'reads the loaded scale tensors, not the float copies' },
     {
-      change: '--attention-backend TRITON_ATTN',
+      id: 'flash-attn-backend',
+      change: { set: { attention_backend: 'FLASH_ATTN' } },
       why: 'reads the loaded scale tensors, not the float copies',
     },
     {
-      change: 'a BF16 KV cache: a checkpoint export without kv_cache_scheme',
+      id: 'triton-backend',
+      change: { set: { attention_backend: 'TRITON_ATTN' } },
+      why: 'reads the loaded scale tensors, not the float copies',
+    },
+    {
+      id: 'checkpoint-without-kv-scheme',
+      change: { model: 'llama-3.1-8b-ct-fp8' },
+      label: 'a BF16 KV cache: a checkpoint export without kv_cache_scheme',
       why: 'no quantized KV cache, so no KV scales to lose',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command:
+        'vllm serve /models/llama-3.1-8b-fp8-kv --attention-backend FLASHINFER --tensor-parallel-size 8',
+      gpu: 'NVIDIA L40S',
+      model: 'llama-3.1-8b-ct-fp8-kv',
+      vllm: '0.19.0',
+      points: '--attention-backend',
+    },
+    clean: {
+      command:
+        'vllm serve /models/llama-3.1-8b-fp8-kv --attention-backend FLASH_ATTN --tensor-parallel-size 8',
+      gpu: 'NVIDIA L40S',
+      model: 'llama-3.1-8b-ct-fp8-kv',
+      vllm: '0.19.0',
+    },
+  },
   references: [
     {
       title:

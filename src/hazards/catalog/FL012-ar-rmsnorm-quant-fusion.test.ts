@@ -1,8 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL012 } from './FL012-ar-rmsnorm-quant-fusion.js';
-import { B200, denseFacts, withArgs, withSubArg, type BuildOptions } from '../testing/deployment-builder.js';
-import { assertFiresFully, checkRemedies, fire } from '../testing/remedy-check.js';
+import {
+  B200,
+  denseFacts,
+  withArgs,
+  type BuildOptions,
+} from '../../../test/helpers/hazards/deployment-builder.js';
+import { assertFiresFully, fire } from '../../../test/helpers/hazards/fire.js';
 import type { LayerKind, ModelFacts } from '../../deployment/deployment.js';
 
 /** nvidia/Qwen3.6-27B-NVFP4 as the report describes it: Qwen3.5-family architecture, ModelOpt NVFP4. */
@@ -35,24 +40,6 @@ const base: BuildOptions = {
 
 test('the report: Qwen3.6 NVFP4, TP 2, fuse_allreduce_rms on vLLM 0.24.0 fires FL012 at the pass config', () => {
   assert.equal(assertFiresFully(FL012, base).location.line, 3);
-});
-
-test('each remedy clears FL012; disabling CUDA graphs does not', () => {
-  checkRemedies(
-    FL012,
-    base,
-    {
-      '-cc.pass_config.fuse_allreduce_rms=false': (o) =>
-        withSubArg(o, 'compilation_config', 'pass_config', { fuse_allreduce_rms: false }),
-      '--tensor-parallel-size 1': (o) => withArgs(o, { tensor_parallel_size: 1 }),
-    },
-    {
-      '-cc.cudagraph_mode=NONE': {
-        edit: (o) => withSubArg(o, 'compilation_config', 'cudagraph_mode', 'NONE'),
-        expect: 'fires',
-      },
-    },
-  );
 });
 
 test('Gemma with static FP8 fires too', () => {

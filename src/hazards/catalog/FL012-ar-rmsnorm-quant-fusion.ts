@@ -9,6 +9,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL012 = defineHazard({
   id: 'FL012',
   alias: 'ar-rmsnorm-quant-fusion',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'with tensor parallelism, the fused allreduce + residual RMSNorm + static FP8/NVFP4 quant op corrupts the hidden state of Gemma-style-RMSNorm models (Gemma, Qwen3.5/3.6): output "!!!!!!"',
@@ -39,20 +40,41 @@ export const FL012 = defineHazard({
   locateAt: 'allreduce-rms-fusion',
   remedies: [
     {
-      change: '-cc.pass_config.fuse_allreduce_rms=false',
+      id: 'no-allreduce-rms-fusion',
+      change: { set: { 'compilation_config.pass_config.fuse_allreduce_rms': false } },
       why: 'the workaround upstream: allreduce, RMSNorm and quantization run as separate ops',
     },
     {
-      change: '--tensor-parallel-size 1',
+      id: 'tensor-parallel-1',
+      change: { set: { tensor_parallel_size: 1 } },
       why: 'no allreduce to fuse; the reporter could not reproduce it on one GPU',
     },
   ],
   nonRemedies: [
     {
-      change: '-cc.cudagraph_mode=NONE',
+      id: 'no-cuda-graphs',
+      change: { set: { 'compilation_config.cudagraph_mode': 'NONE' } },
       why: 'the reporter ruled out CUDA-graph replay: the fused op itself produces the corrupted hidden state',
     },
   ],
+  examples: {
+    failing: {
+      command:
+        'VLLM_FLASHINFER_ALLREDUCE_BACKEND=trtllm vllm serve nvidia/Qwen3.6-27B-NVFP4 --tensor-parallel-size 2 ' +
+        '-cc.pass_config.fuse_allreduce_rms=true',
+      gpu: 'NVIDIA B200',
+      model: 'qwen3.6-27b-nvfp4',
+      vllm: '0.24.0',
+      points: '-cc.pass_config.fuse_allreduce_rms=true',
+    },
+    clean: {
+      command:
+        'vllm serve nvidia/Qwen3.6-27B-NVFP4 --tensor-parallel-size 2 -cc.pass_config.fuse_allreduce_rms=false',
+      gpu: 'NVIDIA B200',
+      model: 'qwen3.6-27b-nvfp4',
+      vllm: '0.24.0',
+    },
+  },
   references: [
     {
       title:

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FL013 } from './FL013-specdec-penalties-dropped.js';
-import { withArgs, withSubArg, type BuildOptions } from '../testing/deployment-builder.js';
-import { checkRemediesWithUnknown, fire } from '../testing/remedy-check.js';
+import { withArgs, withSubArg, type BuildOptions } from '../../../test/helpers/hazards/deployment-builder.js';
+import { fire } from '../../../test/helpers/hazards/fire.js';
 
 /** EAGLE drafting with a server-wide repetition penalty, as --override-generation-config sets it. */
 const base: BuildOptions = {
@@ -39,13 +39,6 @@ test('vLLM 0.23.1 and later contain the fix (cut after PR #19482 and PR #30495 m
   const f = fire(FL013, { ...base, versions: { vllm: '0.12.0' } });
   assert.equal(f?.possibly, true);
   assert.match(f.conditions[2].detail, /PR #19482/);
-});
-
-test('its remedy clears FL013', () => {
-  checkRemediesWithUnknown(FL013, base, {
-    'drop --speculative-config (at least for requests that set penalties)': (o) =>
-      withArgs(o, { speculative_config: undefined }),
-  });
 });
 
 test('penalties that only requests or generation_config.json could set are unknown, never clean', () => {

@@ -7,6 +7,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL013 = defineHazard({
   id: 'FL013',
   alias: 'specdec-penalties-dropped',
+  engines: ['vllm'],
   severity: 'warning',
   summary:
     'speculative decoding on vLLM V1 builds before PR #19482 silently ignores frequency, presence and repetition penalties (and bad_words, allowed_token_ids)',
@@ -35,11 +36,34 @@ export const FL013 = defineHazard({
   locateAt: 'speculative-decoding',
   remedies: [
     {
-      change: 'drop --speculative-config (at least for requests that set penalties)',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
+      label: 'drop --speculative-config (at least for requests that set penalties)',
       why: 'the workaround on the record: without drafts every token goes through the ordinary sampler, which applies penalties',
+    },
+    {
+      id: 'upgrade-vllm',
+      change: { versions: { vllm: '0.23.1' } },
+      why: 'a release cut after PR #19482 (penalties in the rejection sampler) and PR #30495 (with async scheduling) merged',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command:
+        `vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}' ` +
+        `--override-generation-config '{"frequency_penalty": 0.5}'`,
+      vllm: '0.9.1',
+      points: '--speculative-config',
+      possibly: true,
+    },
+    clean: {
+      command:
+        `vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}' ` +
+        `--override-generation-config '{"frequency_penalty": 0.5}'`,
+      vllm: '0.23.1',
+    },
+  },
   references: [
     {
       title:

@@ -7,7 +7,8 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL014 = defineHazard({
   id: 'FL014',
   alias: 'hybrid-ngram-stale-recurrent-state',
-  severity: 'error',
+  engines: ['vllm'],
+  severity: 'warning',
   summary:
     'n-gram speculative decoding on a hybrid GDN/Mamba model in mamba_cache_mode "none" reads a stale recurrent state after draft-free steps: repetition loops and drift from the non-speculative output',
   mechanism:
@@ -31,15 +32,29 @@ export const FL014 = defineHazard({
   locateAt: 'draft-free-steps-proposer',
   remedies: [
     {
-      change: 'switch the drafter to MTP or EAGLE (speculative_config.method mtp / eagle)',
+      id: 'mtp-drafter',
+      change: { set: { 'speculative_config.method': 'mtp' } },
+      label: 'switch the drafter to MTP or EAGLE (speculative_config.method mtp / eagle)',
       why: 'the workaround on the record: they draft on every step, so no draft-free step follows an accepted block',
     },
     {
-      change: 'drop --speculative-config',
+      id: 'no-speculative-decoding',
+      change: { unset: 'speculative_config' },
       why: 'the other workaround on the record: every step then takes the non-speculative path, which reads the state from column 0',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `vllm serve Qwen/Qwen3.5-35B-A3B --no-enable-prefix-caching --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
+      model: 'qwen3.5-35b-a3b',
+      points: '--speculative-config',
+    },
+    clean: {
+      command: `vllm serve Qwen/Qwen3.5-35B-A3B --no-enable-prefix-caching --speculative-config '{"method": "mtp", "num_speculative_tokens": 3}'`,
+      model: 'qwen3.5-35b-a3b',
+    },
+  },
   references: [
     {
       title:

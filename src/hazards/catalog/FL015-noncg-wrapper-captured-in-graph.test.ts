@@ -10,8 +10,8 @@ import {
   withArgs,
   withSubArg,
   type BuildOptions,
-} from '../testing/deployment-builder.js';
-import { checkRemediesWithUnknown, fire } from '../testing/remedy-check.js';
+} from '../../../test/helpers/hazards/deployment-builder.js';
+import { fire } from '../../../test/helpers/hazards/fire.js';
 
 /** The reported shape: B300, FlashInfer, speculative decoding, default (FULL_AND_PIECEWISE) graphs. */
 const base: BuildOptions = {
@@ -47,14 +47,6 @@ test('B200 (same family) and an unset backend (FlashInfer is the SM100 default) 
   assert.deepEqual(notMet(withSubArg(base, 'compilation_config', 'cudagraph_mode', 'FULL')), [
     'vllm-version',
   ]);
-});
-
-test('each remedy clears FL015', () => {
-  checkRemediesWithUnknown(FL015, base, {
-    '--enforce-eager': (o) => withArgs(o, { enforce_eager: true }),
-    'compilation_config.cudagraph_mode=PIECEWISE': (o) =>
-      withSubArg(o, 'compilation_config', 'cudagraph_mode', 'PIECEWISE'),
-  });
 });
 
 test('an unknown GPU or an SM12x Blackwell is unknown, never clean', () => {

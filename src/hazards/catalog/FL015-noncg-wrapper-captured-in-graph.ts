@@ -13,6 +13,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL015 = defineHazard({
   id: 'FL015',
   alias: 'noncg-wrapper-captured-in-graph',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'speculative decoding on FlashInfer on Blackwell with FULL CUDA graphs replays a prefill wrapper that was not built for graph capture: wrong attention, near-zero draft acceptance, later an illegal memory access (vLLM builds before PR #48167)',
@@ -44,15 +45,32 @@ export const FL015 = defineHazard({
   locateAt: 'speculative-decoding',
   remedies: [
     {
-      change: '--enforce-eager',
+      id: 'enforce-eager',
+      change: { add: '--enforce-eager' },
       why: 'runs the path eagerly, the workaround flashinfer#3904 names: nothing is captured, so every run() sees its current plan()',
     },
     {
-      change: 'compilation_config.cudagraph_mode=PIECEWISE',
-      why: '(inferred) piecewise graphs leave attention outside the captured pieces, so the wrapper runs eagerly; the record states the eager workaround, not this mode',
+      id: 'piecewise-cuda-graphs',
+      change: { set: { 'compilation_config.cudagraph_mode': 'PIECEWISE' } },
+      inferred: true,
+      why: 'piecewise graphs leave attention outside the captured pieces, so the wrapper runs eagerly; the record states the eager workaround, not this mode',
     },
   ],
   nonRemedies: [],
+  examples: {
+    failing: {
+      command: `vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'`,
+      gpu: 'NVIDIA B300 SXM6 AC',
+      model: 'llama-3.1-8b-instruct',
+      points: '--speculative-config',
+      possibly: true,
+    },
+    clean: {
+      command: `vllm serve meta-llama/Llama-3.1-8B-Instruct --enforce-eager --speculative-config '{"method": "eagle3", "model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'`,
+      gpu: 'NVIDIA B300 SXM6 AC',
+      model: 'llama-3.1-8b-instruct',
+    },
+  },
   references: [
     {
       title:

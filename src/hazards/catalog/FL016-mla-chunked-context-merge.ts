@@ -9,6 +9,7 @@ import { affectedVersion } from '../conditions/versions.js';
 export const FL016 = defineHazard({
   id: 'FL016',
   alias: 'mla-chunked-context-merge',
+  engines: ['vllm'],
   severity: 'error',
   summary:
     'an MLA model (DeepSeek, Kimi, GLM) prefilling against context split into two or more chunks, on CUTLASS_MLA, the FLASH_ATTN MLA prefill backend or prefill context parallelism, merges the chunks wrongly: accuracy drops, long prompts derail',
@@ -38,24 +39,43 @@ export const FL016 = defineHazard({
   locateAt: 'affected-mla-prefill-path',
   remedies: [
     {
-      change: '--no-enable-chunked-prefill --no-enable-prefix-caching',
+      id: 'no-chunked-context',
+      change: { add: ['--no-enable-chunked-prefill', '--no-enable-prefix-caching'] },
       why: 'a path without MLA chunked context (the record’s "non-MLA-chunked path"): every prompt is prefilled whole with nothing cached to merge — at the cost of prefix caching and of chunked prefill’s interleaving',
     },
     {
-      change: 'attention_config.mla_prefill_backend=FLASHINFER',
-      why: '(inferred from the trigger, not a reported workaround) moves prefill off the FlashAttention MLA backend whose V unpadding broke the merge (path 2)',
-    },
-    {
-      change: 'drop --prefill-context-parallel-size (-pcp 1)',
-      why: '(inferred from the trigger, not a reported workaround) no prefill context parallelism, so no rows with an empty later context chunk (path 3)',
+      id: 'unaffected-mla-path',
+      change: {
+        set: { attention_backend: 'FLASHINFER_MLA', 'attention_config.mla_prefill_backend': 'FLASHINFER' },
+        unset: 'prefill_context_parallel_size',
+      },
+      label: '--attention-backend FLASHINFER_MLA, attention_config.mla_prefill_backend=FLASHINFER, no -pcp',
+      inferred: true,
+      why: 'leaves all three reported paths: not CUTLASS_MLA (path 1), prefill off the FlashAttention MLA backend whose V unpadding broke the merge (path 2), no prefill context parallelism with empty later context chunks (path 3)',
     },
   ],
   nonRemedies: [
     {
-      change: 'a larger --max-num-batched-tokens (larger prefill chunks)',
+      id: 'larger-prefill-chunks',
+      change: { set: { max_num_batched_tokens: 16384 } },
+      label: 'a larger --max-num-batched-tokens (larger prefill chunks)',
       why: 'in vllm#26042 larger chunk sizes reduced the error but did not remove it',
     },
   ],
+  examples: {
+    failing: {
+      command: 'vllm serve deepseek-ai/DeepSeek-R1 --attention-backend CUTLASS_MLA --tensor-parallel-size 4',
+      gpu: 'NVIDIA B200',
+      model: 'deepseek-r1',
+      points: '--attention-backend',
+      possibly: true,
+    },
+    clean: {
+      command: `vllm serve deepseek-ai/DeepSeek-R1 --attention-backend FLASHINFER_MLA --attention-config '{"mla_prefill_backend": "FLASHINFER"}' --tensor-parallel-size 4`,
+      gpu: 'NVIDIA B200',
+      model: 'deepseek-r1',
+    },
+  },
   references: [
     {
       title: 'vllm-project/vllm#26042: Incorrect outputs in MLA with chunked prefill',

@@ -16,8 +16,7 @@ export function staticFp8OrNvfp4Activations(): Condition {
     description: 'the checkpoint quantizes linear-layer inputs statically to FP8, or to NVFP4',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f)
-        return noModelFacts(d, 'its quantization');
+      if (!f) return noModelFacts(d, 'its quantization');
       const q = f.quantization;
       if (!q) {
         const online = arg(d, 'quantization');

@@ -10,7 +10,6 @@ import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asString } from './args.js';
 import { noModelFacts } from './no-model-facts.js';
 
-
 export function compressedTensorsFp8KvScheme(): Condition {
   return {
     name: 'compressed-tensors-fp8-kv',

@@ -17,8 +17,7 @@ export function gemmaStyleRmsNorm(): Condition {
       'the model uses Gemma-style RMSNorm with an FP32 effective weight (Gemma, Qwen3.5/3.6: model_type gemma*, qwen3_5*, qwen3_6*)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f)
-        return noModelFacts(d, 'the model family');
+      if (!f) return noModelFacts(d, 'the model family');
       const t = f.modelType;
       if (!t)
         return {

@@ -17,8 +17,7 @@ export function hybridRecurrentModel(): Condition {
       'the model is a hybrid of attention and recurrent-state layers (GDN / Mamba linear attention, e.g. Qwen3.5, Qwen3-Next)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f)
-        return noModelFacts(d, 'whether it has GDN/Mamba layers');
+      if (!f) return noModelFacts(d, 'whether it has GDN/Mamba layers');
       const linear = f.layers.filter((k) => k === 'linear').length;
       const type = f.modelType ? `model_type ${f.modelType}, ` : '';
       if (linear === 0)

@@ -113,3 +113,18 @@ export function turboQuantKvCache(): Condition {
     },
   };
 }
+
+/** The KV cache (by flag, or by the checkpoint under auto) is one of `dtypes`. */
+export function kvCacheDtypeIn(opts: { name: string; dtypes: string[]; label: string }): Condition {
+  return {
+    name: opts.name,
+    description: `the KV cache is ${opts.label} (--kv-cache-dtype ${opts.dtypes.join(' / ')}, or declared by the checkpoint under auto)`,
+    check(d): ConditionResult {
+      const kv = resolveKvCacheDtype(d);
+      if (kv.dtype === undefined) return { status: 'unknown', detail: kv.how, at: kv.at };
+      return opts.dtypes.includes(kv.dtype)
+        ? { status: 'met', detail: kv.how, at: kv.at }
+        : { status: 'not-met', detail: `${kv.how}: not ${opts.label}`, at: kv.at };
+    },
+  };
+}

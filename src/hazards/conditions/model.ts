@@ -9,7 +9,6 @@ import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asBool, asInt, show } from './args.js';
 import { noModelFacts } from './no-model-facts.js';
 
-
 export function slidingWindowLayers(): Condition {
   return {
     name: 'sliding-window-layers',
@@ -95,8 +94,7 @@ export function attentionSinks(): Condition {
     description: 'the model uses attention sinks (gpt-oss)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
-      if (!f)
-        return noModelFacts(d, 'whether it has attention sinks');
+      if (!f) return noModelFacts(d, 'whether it has attention sinks');
       return f.modelType?.startsWith('gpt_oss')
         ? {
             status: 'met',
@@ -108,6 +106,29 @@ export function attentionSinks(): Condition {
             detail: `model_type ${f.modelType ?? 'unknown'} has no attention sinks`,
             at: d.model?.at,
           };
+    },
+  };
+}
+
+/** Sequences can grow past `tokens` (--max-model-len unset, i.e. the model's own length, or larger). */
+export function contextCanExceed(tokens: number): Condition {
+  return {
+    name: 'long-context',
+    description: `sequences can grow past ${tokens} tokens (--max-model-len unset or larger)`,
+    check(d: Deployment): ConditionResult {
+      const a = arg(d, 'max_model_len');
+      if (!a || show(a.value).toLowerCase() === 'auto')
+        return { status: 'met', detail: `--max-model-len is unset: the model's own context length applies` };
+      const n = asInt(a.value);
+      if (n === undefined)
+        return {
+          status: 'unknown',
+          detail: `--max-model-len ${show(a.value)} is not a token count`,
+          at: a.at,
+        };
+      return n > tokens
+        ? { status: 'met', detail: `--max-model-len ${n} > ${tokens}`, at: a.at }
+        : { status: 'not-met', detail: `--max-model-len ${n} ≤ ${tokens}`, at: a.at };
     },
   };
 }

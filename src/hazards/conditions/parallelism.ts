@@ -24,22 +24,29 @@ export function pipelineParallel(): Condition {
   };
 }
 
-export function v2ModelRunner(): Condition {
+/** Which model runner VLLM_USE_V2_MODEL_RUNNER selects: true (V2), false (V1), or undefined when unset or unreadable. */
+function usesV2Runner(d: Deployment): { v2?: boolean; at?: ConditionResult['at']; spelled: string } {
+  const e = env(d, 'VLLM_USE_V2_MODEL_RUNNER');
+  return { v2: asBool(e?.value), at: e?.at, spelled: `VLLM_USE_V2_MODEL_RUNNER=${e?.value}` };
+}
+
+const RUNNER_UNKNOWN =
+  'VLLM_USE_V2_MODEL_RUNNER is not set; which runner a given release uses by default is not established';
+
+function modelRunner(want: 'v1' | 'v2'): Condition {
   return {
-    name: 'v2-model-runner',
-    description: 'the V2 model runner is in use (VLLM_USE_V2_MODEL_RUNNER=1)',
+    name: `${want}-model-runner`,
+    description:
+      want === 'v2'
+        ? 'the V2 model runner is in use (VLLM_USE_V2_MODEL_RUNNER=1)'
+        : 'the V1 model runner is in use (VLLM_USE_V2_MODEL_RUNNER is not 1)',
     check(d: Deployment): ConditionResult {
-      const e = env(d, 'VLLM_USE_V2_MODEL_RUNNER');
-      const on = asBool(e?.value);
-      if (on === true) return { status: 'met', detail: `VLLM_USE_V2_MODEL_RUNNER=${e?.value}`, at: e?.at };
-      if (on === false)
-        return { status: 'not-met', detail: `VLLM_USE_V2_MODEL_RUNNER=${e?.value}`, at: e?.at };
-      return {
-        status: 'unknown',
-        detail:
-          'VLLM_USE_V2_MODEL_RUNNER is not set; the report set it to 1, and whether a given release uses the V2 runner by default is not established',
-        at: e?.at,
-      };
+      const r = usesV2Runner(d);
+      if (r.v2 === undefined) return { status: 'unknown', detail: RUNNER_UNKNOWN, at: r.at };
+      return { status: r.v2 === (want === 'v2') ? 'met' : 'not-met', detail: r.spelled, at: r.at };
     },
   };
 }
+
+export const v2ModelRunner = (): Condition => modelRunner('v2');
+export const v1ModelRunner = (): Condition => modelRunner('v1');

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { LayerKind } from '../../deployment/deployment.js';
-import { buildDeployment } from '../testing/deployment-builder.js';
+import { buildDeployment } from '../../../test/helpers/hazards/deployment-builder.js';
 import { draftFreeStepsProposer } from './draft-free-steps.js';
 import { hybridRecurrentModel, mambaCacheModeNone } from './hybrid-recurrent.js';
 import { samplingPenalties } from './sampling-penalties.js';

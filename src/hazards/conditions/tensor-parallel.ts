@@ -1,25 +1,31 @@
-/** Tensor parallelism (--tensor-parallel-size / -tp); unset means 1. */
+/** Parallel sizes (--tensor-parallel-size / -tp, --decode-context-parallel-size / -dcp …); unset means 1. */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asInt, show } from './args.js';
 
-export function tensorParallel(min: number): Condition {
+/** `dest` is at least `min` (an unset size is 1). */
+export function sizeAtLeast(opts: { name: string; dest: string; min: number; what: string }): Condition {
+  const flag = `--${opts.dest.replace(/_/g, '-')}`;
   return {
-    name: 'tensor-parallel',
-    description: `tensor parallelism spans at least ${min} GPUs (--tensor-parallel-size ≥ ${min})`,
+    name: opts.name,
+    description: `${opts.what} (${flag} ≥ ${opts.min})`,
     check(d: Deployment): ConditionResult {
-      const a = arg(d, 'tensor_parallel_size');
-      if (!a) return { status: 'not-met', detail: '--tensor-parallel-size is unset (1)' };
+      const a = arg(d, opts.dest);
+      if (!a) return { status: 'not-met', detail: `${flag} is unset (1)` };
       const n = asInt(a.value);
       if (n === undefined)
-        return {
-          status: 'unknown',
-          detail: `--tensor-parallel-size ${show(a.value)} is not a number`,
-          at: a.at,
-        };
-      return n >= min
-        ? { status: 'met', detail: `--tensor-parallel-size ${n}`, at: a.at }
-        : { status: 'not-met', detail: `--tensor-parallel-size ${n} < ${min}`, at: a.at };
+        return { status: 'unknown', detail: `${flag} ${show(a.value)} is not a number`, at: a.at };
+      return n >= opts.min
+        ? { status: 'met', detail: `${flag} ${n}`, at: a.at }
+        : { status: 'not-met', detail: `${flag} ${n} < ${opts.min}`, at: a.at };
     },
   };
 }
+
+export const tensorParallel = (min: number): Condition =>
+  sizeAtLeast({
+    name: 'tensor-parallel',
+    dest: 'tensor_parallel_size',
+    min,
+    what: `tensor parallelism spans at least ${min} GPUs`,
+  });

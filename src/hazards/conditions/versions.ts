@@ -37,6 +37,7 @@ export function affectedVersion(b: VersionBounds): Condition {
   const range = [b.introduced && `≥ ${b.introduced}`, b.fixed && `< ${b.fixed}`].filter(Boolean).join(', ');
   return {
     name: `${b.pkg}-version`,
+    versionBounds: b,
     description: `${name} is in the affected range${range ? ` (${range})` : ''}: ${b.record}`,
     check(d: Deployment): ConditionResult {
       const v = d.versions[b.pkg];
@@ -65,7 +66,11 @@ export function affectedVersion(b: VersionBounds): Condition {
           at: v.at,
         };
       if (b.containsFixFrom && compareVersions(ver, b.containsFixFrom.version) >= 0)
-        return { status: 'not-met', detail: `${name} ${ver} contains ${b.fixedBy ?? 'the fix'}: ${b.containsFixFrom.why}`, at: v.at };
+        return {
+          status: 'not-met',
+          detail: `${name} ${ver} contains ${b.fixedBy ?? 'the fix'}: ${b.containsFixFrom.why}`,
+          at: v.at,
+        };
       if (b.fixed && compareVersions(ver, b.fixed) >= 0)
         return { status: 'not-met', detail: `${name} ${ver} contains the fix (${b.fixed})`, at: v.at };
       if (b.introduced && compareVersions(ver, b.introduced) < 0)

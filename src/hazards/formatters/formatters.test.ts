@@ -9,7 +9,11 @@ import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { lintDeployments } from '../evaluate.js';
 import { hazards } from '../index.js';
-import { buildDeployment, canonicalOptions, TEST_FILE } from '../testing/deployment-builder.js';
+import {
+  buildDeployment,
+  canonicalOptions,
+  TEST_FILE,
+} from '../../../test/helpers/hazards/deployment-builder.js';
 import { formatJson, toJsonReport } from './json.js';
 import { formatSarif, toSarif, artifactUri } from './sarif.js';
 import { formatText } from './text.js';
@@ -19,6 +23,7 @@ const canonical = buildDeployment({
   env: { VLLM_LOGGING_LEVEL: 'DEBUG', HF_TOKEN: 'hf_secret' },
 });
 canonical.args.set('api_key', { value: 'sk-secret', at: { file: TEST_FILE, line: 9, column: 3 } });
+canonical.args.set('max_num_batched_tokens', { value: 8192, at: { file: TEST_FILE, line: 10, column: 3 } });
 const possibly = buildDeployment({ ...canonicalOptions(), gpu: undefined });
 possibly.source = { file: 'k8s/deploy.yaml', kind: 'kubernetes', object: 'Deployment/gemma/container vllm' };
 const deployments = [canonical, possibly];
@@ -26,12 +31,15 @@ const findings = lintDeployments(deployments);
 
 test('JSON has exactly the specified finding shape', () => {
   const report = JSON.parse(formatJson(findings, deployments)) as ReturnType<typeof toJsonReport>;
-  const fl001 = report.findings.find((f) => f.hazardId === 'FL001' && f.severity === 'error');
+  const fl001 = report.findings.find((f) => f.hazardId === 'FL001' && !f.possibly);
   assert.ok(fl001);
   assert.deepEqual(Object.keys(fl001), [
     'hazardId',
     'alias',
+    'engines',
+    'confidence',
     'severity',
+    'possibly',
     'message',
     'location',
     'conditions',
@@ -44,7 +52,16 @@ test('JSON has exactly the specified finding shape', () => {
     fl001.conditions.every((c) => c.status === 'met' && Object.keys(c).join() === 'name,status,detail'),
   );
   assert.ok(fl001.remedies.length > 0 && fl001.nonRemedies.length > 0 && fl001.references.length > 0);
-  const warn = report.findings.find((f) => f.hazardId === 'FL001' && f.severity === 'warning');
+  assert.deepEqual(fl001.engines, ['vllm']);
+  assert.equal(fl001.confidence, 'reported');
+  assert.equal(fl001.severity, 'warning', 'a reported hazard is a warning');
+  assert.deepEqual(fl001.remedies[1], {
+    id: 'bf16-kv-cache',
+    change: '--kv-cache-dtype bfloat16',
+    edit: { set: { kv_cache_dtype: 'bfloat16' } },
+    why: fl001.remedies[1].why,
+  });
+  const warn = report.findings.find((f) => f.hazardId === 'FL001' && f.possibly);
   assert.ok(warn?.conditions.some((c) => c.status === 'unknown'));
 });
 
@@ -54,6 +71,8 @@ test('JSON deployments are summarised, with credentials redacted and irrelevant 
   assert.equal(d.model, 'nvidia/Gemma-4-31B-IT-NVFP4');
   assert.equal(d.args.kv_cache_dtype, 'fp8_e4m3');
   assert.equal(d.args.api_key, '<redacted>');
+  // An ordinary argument whose name mentions tokens is shown as it is.
+  assert.equal(d.args.max_num_batched_tokens, 8192);
   assert.deepEqual(d.env, { VLLM_LOGGING_LEVEL: 'DEBUG' });
   assert.deepEqual(d.gpu, { name: 'NVIDIA B200', sm: 100 });
   assert.deepEqual(d.modelFacts?.layers, { total: 60, sliding: 50, full: 10, chunked: 0, linear: 0 });
@@ -66,14 +85,17 @@ test('text: ESLint-style lines, conditions, remedies, and a summary line; no col
   const out = formatText(findings, { color: false, launches: 2, hazards: hazards.length });
   assert.match(
     out,
-    /^launch\.sh:5:3 {2}error {2}FL001 speculative decoding verified on trtllm-gen .* {2}\(swa-specdec-bf16q-fp8kv-trtllm\)$/m,
+    /^launch\.sh:5:3 {2}warning {2}FL001 \[reported, not confirmed\] speculative decoding verified on trtllm-gen .* {2}\(swa-specdec-bf16q-fp8kv-trtllm\)$/m,
   );
   assert.match(out, /^ {4}✓ fp8-kv-cache: --kv-cache-dtype fp8_e4m3: FP8 E4M3$/m);
-  assert.match(out, /^launch\.sh:5:3 {2}warning {2}FL001 possibly affected: speculative decoding .*\)$/m);
+  assert.match(
+    out,
+    /^launch\.sh:5:3 {2}warning {2}FL001 \[reported, not confirmed\] possibly affected: speculative decoding .*\)$/m,
+  );
   assert.match(out, /^ {4}\? gpu-sm100-family: no GPU given/m);
   assert.match(out, /^ {4}9 other conditions met$/m);
-  assert.match(out, /^ {4}fix: --kv-cache-dtype bfloat16 instead of fp8_e4m3 — /m);
-  assert.match(out, /^ {4}not a fix: --enforce-eager — /m);
+  assert.match(out, /^ {4}fix: --kv-cache-dtype bfloat16 \[bf16-kv-cache\] — /m);
+  assert.match(out, /^ {4}not a fix: --enforce-eager \[enforce-eager\] — /m);
   const errors = findings.filter((f) => f.severity === 'error').length;
   assert.match(
     out,
@@ -84,7 +106,7 @@ test('text: ESLint-style lines, conditions, remedies, and a summary line; no col
   assert.match(out, /\n {2}\d+ of them only possibly apply: facts are missing/);
   const esc = String.fromCharCode(27);
   assert.ok(!out.includes(esc + '['), 'no ANSI escapes');
-  assert.ok(formatText(findings, { color: true, launches: 2, hazards: 10 }).includes(`${esc}[31merror`));
+  assert.ok(formatText(findings, { color: true, launches: 2, hazards: 10 }).includes(`${esc}[33mwarning`));
   assert.equal(
     formatText([], { color: false, launches: 1, hazards: 10 }),
     '✓ no known hazard in 1 launch (10 hazards checked)\n',
@@ -123,8 +145,9 @@ test('SARIF validates against the official 2.1.0 schema (draft-04) and carries r
   const log = toSarif(findings);
   const run = log.runs[0];
   assert.equal(run.tool.driver.rules?.length, hazards.length);
-  assert.match(run.tool.driver.rules?.[0].helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
-  const r = run.results?.find((x) => x.ruleId === 'FL001' && x.level === 'error');
+  assert.match(run.tool.driver.rules?.find((x) => x.id === 'FL001')?.helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
+  const r = run.results?.find((x) => x.ruleId === 'FL001' && !x.message.text?.startsWith('possibly'));
+  assert.equal(r?.level, 'warning');
   assert.deepEqual(r?.locations?.[0].physicalLocation?.region, { startLine: 5, startColumn: 3 });
   assert.equal(r?.locations?.[0].physicalLocation?.artifactLocation?.uri, 'launch.sh');
   assert.equal(run.tool.driver.rules?.[r?.ruleIndex ?? -1].id, 'FL001');

@@ -2,16 +2,19 @@
  * SARIF 2.1.0 output: one run, the whole catalog as rules (helpUri → the hazard's page), one result
  * per finding with a physical location and a partial fingerprint that survives line moves (hazard,
  * file, manifest object and model — not the line), so code-scanning tools track a finding across edits.
+ * With --suggest, each remedy that rewrites the launch in place is a SARIF fix (a region and its new text).
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Log, ReportingDescriptor, Result } from 'sarif';
+import type { Fix, Log, ReportingDescriptor, Result } from 'sarif';
 import { VERSION } from '../../core/version.js';
+import { changeText } from '../change.js';
 import { hazardDocsUrl, renderHazardMarkdown } from '../docs.js';
 import type { Finding } from '../finding.js';
 import type { Hazard } from '../hazard.js';
 import { hazards as catalog } from '../index.js';
+import type { Suggestion } from '../suggest/suggest.js';
 
 export const SARIF_SCHEMA_URI =
   'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
@@ -24,11 +27,15 @@ function rule(h: Hazard, env: NodeJS.ProcessEnv): ReportingDescriptor {
     fullDescription: { text: h.mechanism },
     helpUri: hazardDocsUrl(h, env),
     help: {
-      text: h.remedies.map((r) => `${r.change}: ${r.why}`).join('\n'),
+      text: h.remedies.map((r) => `${changeText(r)} [${r.id}]: ${r.why}`).join('\n'),
       markdown: renderHazardMarkdown(h),
     },
     defaultConfiguration: { level: h.severity },
-    properties: { tags: ['correctness', 'silent-corruption'], confidence: h.confidence },
+    properties: {
+      tags: ['correctness', 'silent-corruption'],
+      confidence: h.confidence,
+      engines: [...h.engines],
+    },
   };
 }
 
@@ -44,8 +51,39 @@ function fingerprint(f: Finding): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 32);
 }
 
-function result(f: Finding, ruleIndex: number): Result {
+/** SARIF fixes for the suggestions that can be placed exactly (a replaced region in a file). */
+function fixes(suggestions: readonly Suggestion[]): Fix[] {
+  return suggestions.flatMap((s) =>
+    s.replaces && s.instructions.length === 0
+      ? [
+          {
+            description: { text: `${s.remedyId}: ${s.change}` },
+            artifactChanges: [
+              {
+                artifactLocation: { uri: artifactUri(s.location.file) },
+                replacements: [
+                  {
+                    deletedRegion: {
+                      startLine: s.replaces.start.line,
+                      startColumn: s.replaces.start.column,
+                      endLine: s.replaces.end.line,
+                      endColumn: s.replaces.end.column,
+                    },
+                    insertedContent: { text: s.text },
+                  },
+                ],
+              },
+            ],
+          },
+        ]
+      : [],
+  );
+}
+
+function result(f: Finding, ruleIndex: number, suggestions: readonly Suggestion[] = []): Result {
+  const fix = fixes(suggestions);
   return {
+    ...(fix.length ? { fixes: fix } : {}),
     ruleId: f.hazard.id,
     ruleIndex,
     level: f.severity,
@@ -69,7 +107,7 @@ function result(f: Finding, ruleIndex: number): Result {
 
 export function toSarif(
   findings: Finding[],
-  opts: { env?: NodeJS.ProcessEnv; hazards?: readonly Hazard[] } = {},
+  opts: { env?: NodeJS.ProcessEnv; hazards?: readonly Hazard[]; suggestions?: Suggestion[][] } = {},
 ): Log {
   const list = opts.hazards ?? catalog;
   const index = new Map(list.map((h, i) => [h.id, i] as const));
@@ -87,12 +125,15 @@ export function toSarif(
           },
         },
         columnKind: 'unicodeCodePoints',
-        results: findings.map((f) => result(f, index.get(f.hazard.id) ?? -1)),
+        results: findings.map((f, k) => result(f, index.get(f.hazard.id) ?? -1, opts.suggestions?.[k])),
       },
     ],
   };
 }
 
-export function formatSarif(findings: Finding[], opts: { env?: NodeJS.ProcessEnv } = {}): string {
+export function formatSarif(
+  findings: Finding[],
+  opts: { env?: NodeJS.ProcessEnv; suggestions?: Suggestion[][] } = {},
+): string {
   return JSON.stringify(toSarif(findings, opts), null, 2) + '\n';
 }

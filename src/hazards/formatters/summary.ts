@@ -3,13 +3,13 @@
  * and the checkpoint facts — with anything that looks like a credential redacted.
  */
 import type { Deployment } from '../../deployment/deployment.js';
+import { isSecretArg, isSecretName, redactText, redactValue } from '../../deployment/redact.js';
 
-const secretName = /token|secret|password|passwd|api[_-]?key|credential/i;
 /** Environment variables worth showing: they change vLLM / FlashInfer / CUDA behaviour. */
 const relevantEnv = /^(VLLM_|FLASHINFER_|CUDA_|NCCL_|HF_HUB_OFFLINE)/;
 
 export interface DeploymentSummary {
-  source: { file: string; kind: string; object?: string };
+  source: { file: string; kind: string; object?: string; role?: string };
   location: { file: string; line: number; column: number } | null;
   model: string | null;
   args: Record<string, unknown>;
@@ -30,15 +30,18 @@ export interface DeploymentSummary {
 
 export function summarizeDeployment(d: Deployment): DeploymentSummary {
   const args: Record<string, unknown> = {};
-  for (const [k, v] of d.args) args[k] = secretName.test(k) ? '<redacted>' : v.value;
+  for (const [k, v] of d.args) args[k] = redactValue(isSecretArg(k), v.value);
   const env: Record<string, string> = {};
-  for (const [k, v] of d.env) if (relevantEnv.test(k)) env[k] = secretName.test(k) ? '<redacted>' : v.value;
+  for (const [k, v] of d.env) if (relevantEnv.test(k)) env[k] = String(redactValue(isSecretName(k), v.value));
   const f = d.modelFacts;
   const count = (kind: string) => f?.layers.filter((l) => l === kind).length ?? 0;
   return {
-    source: d.source.object
-      ? { file: d.source.file, kind: d.source.kind, object: d.source.object }
-      : { file: d.source.file, kind: d.source.kind },
+    source: {
+      file: d.source.file,
+      kind: d.source.kind,
+      ...(d.source.object ? { object: d.source.object } : {}),
+      ...(d.role ? { role: d.role } : {}),
+    },
     location: d.at ? { file: d.at.file, line: d.at.line, column: d.at.column } : null,
     model: d.model?.value ?? null,
     args,
@@ -62,6 +65,6 @@ export function summarizeDeployment(d: Deployment): DeploymentSummary {
           notes: [...f.notes],
         }
       : null,
-    notes: d.notes.map((n) => (n.at ? `${n.at.file}:${n.at.line}:${n.at.column}: ${n.value}` : n.value)),
+    notes: d.notes.map((n) => redactText(n.at ? `${n.at.file}:${n.at.line}:${n.at.column}: ${n.value}` : n.value)),
   };
 }

@@ -1,12 +1,13 @@
 /**
  * Human output in the style of ESLint's stylish formatter, one block per finding:
- *   file:line:col  error  FL001 message  (alias)
+ *   file:line:col  error  FL001 [reported, not confirmed] message  (alias)
  * followed by the conditions (✓ met) with remedies and non-remedies for a definite finding, or only the
  * unknown conditions (?) for a "possibly affected" one; then the parsers' notes, and a summary line.
  * Colours only when asked (the CLI asks on a TTY without NO_COLOR).
  */
 import pc from 'picocolors';
 import type { Located } from '../../core/located.js';
+import { changeText } from '../change.js';
 import type { Finding } from '../finding.js';
 
 export function formatText(
@@ -20,8 +21,9 @@ export function formatText(
     const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
     // The header stays one line: the unknown conditions' details follow as `?` lines.
     const headline = f.possibly ? `possibly affected: ${f.hazard.summary}` : f.hazard.summary;
+    const reported = f.hazard.confidence === 'reported' ? `${c.yellow('[reported, not confirmed]')} ` : '';
     out.push(
-      `${c.underline(where)}  ${sev}  ${c.bold(f.hazard.id)} ${headline}  ${c.dim(`(${f.hazard.alias})`)}`,
+      `${c.underline(where)}  ${sev}  ${c.bold(f.hazard.id)} ${reported}${headline}  ${c.dim(`(${f.hazard.alias})`)}`,
     );
     for (const cond of f.conditions) {
       if (f.possibly && cond.status === 'met') continue;
@@ -30,8 +32,12 @@ export function formatText(
     }
     if (f.possibly) out.push(`    ${c.dim(`${f.conditions.length - countUnknown(f)} other conditions met`)}`);
     else {
-      for (const r of f.hazard.remedies) out.push(`    ${c.green('fix:')} ${r.change} — ${r.why}`);
-      for (const r of f.hazard.nonRemedies) out.push(`    ${c.red('not a fix:')} ${r.change} — ${r.why}`);
+      for (const r of f.hazard.remedies)
+        out.push(
+          `    ${c.green('fix:')} ${changeText(r)} ${c.dim(`[${r.id}]`)} — ${r.why}${r.inferred ? ' (inferred)' : ''}`,
+        );
+      for (const r of f.hazard.nonRemedies)
+        out.push(`    ${c.red('not a fix:')} ${changeText(r)} ${c.dim(`[${r.id}]`)} — ${r.why}`);
     }
     out.push(`    ${c.dim(`more: faultline lint --explain ${f.hazard.id}`)}`, '');
   }

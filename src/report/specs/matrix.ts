@@ -4,7 +4,7 @@
  */
 import type { ChartSpec } from '../charts.js';
 import type { MatrixData } from '../data.js';
-import { CLEAN_TILE, LEVEL_COLOR, OUTCOME_COLOR, OUTCOME_LABEL, RATE_SCHEME } from './colors.js';
+import { CLEAN_TILE, LEGEND_OUTCOMES, LEVEL_COLOR, OUTCOME_COLOR, OUTCOME_LABEL, RATE_SCHEME } from './colors.js';
 
 const REFERENCE = 'reference level';
 const CHANGED = 'other level';
@@ -42,7 +42,9 @@ export function matrixChart(m: MatrixData, index: number): ChartSpec {
   const rates = tiles.length - categorical;
   const labels = tiles.filter((t) => t.label !== '').length;
   const columns = [...m.factors.map((f) => f.name), VERDICT_COLUMN, RATE_COLUMN];
-  const outcomes = Object.keys(OUTCOME_COLOR);
+  // the common outcomes always, a scheduler's only where a cell ended that way (a legend of twelve would drown the chart)
+  const seen = new Set(tiles.filter((t) => t.column === VERDICT_COLUMN).map((t) => t.kind));
+  const outcomes = Object.keys(OUTCOME_COLOR).filter((o) => LEGEND_OUTCOMES.includes(o) || seen.has(o));
   const x = { field: 'column', type: 'nominal', sort: columns, scale: { domain: columns }, axis: { orient: 'top', labelAngle: -30, title: null } } as const;
   const y = { field: 'launch', type: 'nominal', sort: null, axis: { title: null, labelFontSize: 10, labelLimit: 260 } } as const;
   return {

@@ -1,0 +1,192 @@
+/**
+ * Value checks of the sub-keys of `--speculative-config`, `--attention-config` and
+ * `--compilation-config`, made as vLLM makes them (pydantic's lax mode over the fields in
+ * vllm-config-fields.ts, plus the speculative checks that need no model): a value vLLM refuses
+ * at start-up is a UserError at the sub-key's location, as `--max-model-len banana` is, never a
+ * value read as "not set". A sub-key that vLLM 0.23 does not have is a note: that release refuses
+ * it, another may know it.
+ *
+ * Lax mode, as vLLM's pydantic applies it: an int field takes an int, an integral float, a
+ * numeric string, or a bool; a float field takes numbers, numeric strings and bools; a bool field
+ * takes the values `configBool` knows; a str field takes only strings; a Literal only its exact
+ * values. Where pydantic's string parsing is uncertain (signs, underscores, "3.0") faultline
+ * accepts, so that nothing vLLM starts with is refused.
+ */
+import { UserError, type SourceLocation } from '../core/errors.js';
+import type { Located } from '../core/located.js';
+import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
+import type { ArgValue } from './vllm-parse-types.js';
+import { closest } from './vllm-flags.js';
+import { configBool, isPlainObject } from './vllm-values.js';
+
+const FLAG_OF: Record<string, string> = {
+  speculative_config: '--speculative-config',
+  attention_config: '--attention-config',
+  compilation_config: '--compilation-config',
+};
+
+const INT_TEXT = /^\s*[+-]?\d+(?:_\d+)*(?:\.0*)?\s*$/;
+const FLOAT_TEXT = /^\s*[+-]?(?:(?:\d+(?:_\d+)*)?\.?\d+(?:_\d+)*(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*$/i;
+
+/** The number a lax int field reads, or undefined when pydantic refuses the value. */
+function laxInt(v: unknown): number | undefined {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return Number.isInteger(v) ? v : undefined;
+  if (typeof v === 'string' && INT_TEXT.test(v)) return Math.trunc(Number(v.trim().replace(/_/g, '')));
+  return undefined;
+}
+
+function laxFloat(v: unknown): number | undefined {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'string' && FLOAT_TEXT.test(v)) {
+    const t = v.trim().toLowerCase();
+    if (t.includes('nan')) return NaN;
+    if (t.includes('inf')) return t.startsWith('-') ? -Infinity : Infinity;
+    return Number(t.replace(/_/g, ''));
+  }
+  return undefined;
+}
+
+const show = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : JSON.stringify(v));
+
+/** "one of a, b, c" — long lists cut, with the nearest name first when the value is a near miss. */
+function oneOf(v: unknown, options: readonly (string | number)[]): string {
+  const near = typeof v === 'string' ? closest(v, options.filter((o): o is string => typeof o === 'string')) : undefined;
+  const listed = options.length > 10 ? `${options.slice(0, 8).map(show).join(', ')}, … (${options.length} in all)` : options.map(show).join(', ');
+  return `${show(v)} is not one of ${listed}${near ? `; did you mean ${show(near)}?` : ''}`;
+}
+
+/** Why the value does not fit the type, or undefined when vLLM accepts it. */
+function mismatch(v: unknown, t: FieldType): string | undefined {
+  switch (t.kind) {
+    case 'any':
+      return undefined;
+    case 'bool':
+      return configBool(v) === undefined ? `${show(v)} is not a boolean (true/false, 1/0, "yes"/"no", "on"/"off")` : undefined;
+    case 'int': {
+      const n = laxInt(v);
+      if (n === undefined) return `${show(v)} is not an integer`;
+      if (t.gt !== undefined && !(n > t.gt)) return `${n} must be greater than ${t.gt}`;
+      if (t.ge !== undefined && !(n >= t.ge)) return `${n} must be ${t.ge} or more`;
+      return undefined;
+    }
+    case 'float':
+      return laxFloat(v) === undefined ? `${show(v)} is not a number` : undefined;
+    case 'str':
+      return typeof v === 'string' ? undefined : `${show(v)} is not a string`;
+    case 'literal':
+      if (t.values.includes(v as string | number)) return undefined;
+      // an int Literal also takes what a lax int would read (2.0, "2")
+      if (t.values.every((x) => typeof x === 'number') && t.values.includes(laxInt(v) as number)) return undefined;
+      return oneOf(v, t.values);
+    case 'enum-name':
+      if (typeof v === 'string') return t.names.includes(v.toUpperCase()) ? undefined : oneOf(v.toUpperCase(), t.names);
+      if (typeof v === 'number' && t.values?.includes(v)) return undefined;
+      return oneOf(v, [...t.names, ...(t.values ?? [])]);
+    case 'list':
+      if (!Array.isArray(v)) return `${show(v)} is not a list`;
+      for (const [i, item] of v.entries()) {
+        const why = mismatch(item, t.item);
+        if (why) return `item ${i}: ${why}`;
+      }
+      return undefined;
+    case 'dict':
+      return isPlainObject(v) ? undefined : `${show(v)} is not an object`;
+    case 'object':
+      return isPlainObject(v) ? undefined : `${show(v)} is not an object`;
+    case 'one-of':
+      return t.types.some((x) => mismatch(v, x) === undefined) ? undefined : `${show(v)} is not ${t.types.map((x) => x.kind).join(' or ')}`;
+  }
+}
+
+interface Walk {
+  dest: string;
+  keyAt: Record<string, SourceLocation>;
+  at?: SourceLocation;
+  notes: Located<string>[];
+}
+
+function locate(w: Walk, path: string): SourceLocation | undefined {
+  return w.keyAt[path] ?? w.keyAt[path.split('.')[0]] ?? w.at;
+}
+
+function refuse(w: Walk, path: string, why: string, hint?: string): never {
+  throw new UserError(`${w.dest}.${path}: ${why}; vLLM refuses to start with it`, {
+    code: 'E_VLLM_ARGS',
+    at: locate(w, path),
+    hint: hint ?? `fix the value in ${FLAG_OF[w.dest]} (vLLM ${CONFIG_FIELDS_VERSION}: vllm/config/ validates every sub-key)`,
+  });
+}
+
+function checkFields(w: Walk, value: Record<string, unknown>, fields: ConfigFields, prefix: string): void {
+  for (const [key, v] of Object.entries(value)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    const spec: FieldSpec | undefined = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (!spec) {
+      const at = locate(w, path);
+      w.notes.push({
+        value: `${w.dest}.${path} is not a key vLLM ${CONFIG_FIELDS_VERSION} knows: that release refuses to start with it (its configs forbid unknown keys); if your vLLM has it, faultline did not check its value`,
+        ...(at ? { at } : {}),
+      });
+      continue;
+    }
+    if (v === null || v === undefined) continue; // "not set" (a non-optional field then keeps its default)
+    const why = mismatch(v, spec.type);
+    if (why) refuse(w, path, why);
+    if (spec.type.kind === 'object') checkFields(w, v as Record<string, unknown>, spec.type.fields, path);
+  }
+}
+
+/** vLLM's own speculative checks that need no model: SpeculativeConfig._verify_args, __post_init__, _validate_suffix_decoding. */
+function checkSpeculative(w: Walk, c: Record<string, unknown>): void {
+  if (c.tensor_parallel_size !== undefined && c.tensor_parallel_size !== null)
+    refuse(w, 'tensor_parallel_size', 'is not a valid argument in the speculative_config', "pass 'draft_tensor_parallel_size' instead");
+  const method = typeof c.method === 'string' ? (c.method === '[ngram]' ? 'ngram' : c.method) : undefined;
+  const lmin = laxInt(c.prompt_lookup_min);
+  const lmax = laxInt(c.prompt_lookup_max);
+  if ((method === 'ngram' || method === 'ngram_gpu') && lmin !== undefined && lmax !== undefined && lmin > lmax)
+    refuse(w, 'prompt_lookup_min', `prompt_lookup_min=${lmin} must be <= prompt_lookup_max=${lmax}`);
+  if (method === 'suffix') {
+    const bounds: [string, (x: number) => boolean, string][] = [
+      ['suffix_decoding_max_tree_depth', (x) => x >= 1, 'must be >= 1'],
+      ['suffix_decoding_max_cached_requests', (x) => x >= 0, 'must be >= 0'],
+      ['suffix_decoding_max_spec_factor', (x) => x >= 0, 'must be >= 0'],
+      ['suffix_decoding_min_token_prob', (x) => x >= 0 && x <= 1, 'must be in [0, 1]'],
+    ];
+    for (const [key, ok, what] of bounds) {
+      const x = laxFloat(c[key]);
+      if (x !== undefined && c[key] !== null && !ok(x)) refuse(w, key, `${key}=${x} ${what}`);
+    }
+  }
+  checkSynthetic(w, c);
+}
+
+function checkSynthetic(w: Walk, c: Record<string, unknown>): void {
+  const rates = Array.isArray(c.synthetic_acceptance_rates) ? (c.synthetic_acceptance_rates as unknown[]).map(laxFloat) : undefined;
+  const length = c.synthetic_acceptance_length === null ? undefined : laxFloat(c.synthetic_acceptance_length);
+  if (c.rejection_sample_method !== 'synthetic') {
+    if (rates !== undefined || length !== undefined)
+      refuse(w, rates ? 'synthetic_acceptance_rates' : 'synthetic_acceptance_length', "is only valid with rejection_sample_method='synthetic'");
+    return;
+  }
+  if ((rates === undefined) === (length === undefined))
+    refuse(w, 'rejection_sample_method', "'synthetic' requires exactly one of synthetic_acceptance_rates or synthetic_acceptance_length");
+  const k = laxInt(c.num_speculative_tokens);
+  if (rates) {
+    if (k !== undefined && rates.length !== k) refuse(w, 'synthetic_acceptance_rates', `must have length ${k} (num_speculative_tokens)`);
+    if (rates.some((r) => r === undefined || !(r >= 0 && r <= 1))) refuse(w, 'synthetic_acceptance_rates', 'entries must be in [0, 1]');
+    if (rates.some((r, i) => i > 0 && (r as number) > (rates[i - 1] as number))) refuse(w, 'synthetic_acceptance_rates', 'must be non-increasing');
+  } else if (k !== undefined && !(length! >= 1 && length! <= k + 1)) refuse(w, 'synthetic_acceptance_length', `must be in [1, ${k + 1}]`);
+}
+
+/** The hook the argv emulation calls once the arguments are parsed. */
+export function checkConfigValues(args: Map<string, ArgValue>, notes: Located<string>[]): void {
+  for (const [dest, fields] of Object.entries(CONFIG_FLAG_FIELDS)) {
+    const arg = args.get(dest);
+    if (!arg || !isPlainObject(arg.value)) continue;
+    const w: Walk = { dest, keyAt: arg.keyAt ?? {}, ...(arg.at ? { at: arg.at } : {}), notes };
+    checkFields(w, arg.value, fields, '');
+    if (dest === 'speculative_config') checkSpeculative(w, arg.value);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The `reference` backend: the reference attention (reference.ts) made fast and bit-identical to it
+ * (attention/conformance.test.ts checks every bit): the query heads that share a KV head are taken
+ * two at a time, on WebAssembly SIMD where it applies (reference-simd.ts), else in the JS loop below.
+ */
+import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js';
+import { keyRange, kvScales, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
+import { referenceAttentionSimd } from './reference-simd.js';
+
+/** 'wasm-simd' (default): the SIMD kernels where they apply; 'js': the JS loop below. Both give the spec's bits. */
+export type AttentionKernelChoice = 'js' | 'wasm-simd';
+
+export function createReferenceBackend(options: { kernels?: AttentionKernelChoice } = {}): AttentionBackend {
+  const attend = options.kernels === 'js' ? referenceAttentionPairs : referenceAttention;
+  const backend: AttentionBackend = {
+    name: 'reference',
+    supportsSpecAsDecode: true,
+    run(q, out, requests, layer, phase) {
+      for (const req of requests) attend(q, out, req, layer);
+      backend.onCall?.({
+        layer: layer.index,
+        phase,
+        kernel: 'reference',
+        qDtype: 'fp32',
+        bmm1: layer.smScale,
+        bmm2: 1,
+        dequantizeKvFirst: true,
+        faultyPairs: [],
+      });
+    },
+  };
+  return backend;
+}
+
+/** Scratch reused across calls (grown, never shrunk): scores of two heads, their V accumulators. */
+let scores0 = new Float64Array(0),
+  scores1 = new Float64Array(0),
+  acc0 = new Float64Array(0),
+  acc1 = new Float64Array(0);
+
+/**
+ * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64: on the
+ * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available, the query heads split evenly
+ * over the KV heads and the keys fit the kernel memory, else the JS loop; the two agree to the bit
+ * (reference-simd.test.ts).
+ */
+export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
+  const kernels = fits ? attentionKernels() : null;
+  if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
+  else referenceAttentionPairs(q, out, req, layer);
+}
+
+/**
+ * The JS loop: the query heads that share a KV head (GQA) are taken two at a time, so each
+ * dequantized K and V element is loaded once for both; every head's arithmetic is still its own
+ * sequence of float64 operations in the spec's order (dot products over d, then over j), so the
+ * result is the same to the bit.
+ */
+export function referenceAttentionPairs(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale } = layer;
+  const { ks, vs } = kvScales(layer);
+  const { view } = req;
+  const kv = view.values;
+  if (scores0.length < req.seqLen) {
+    scores0 = new Float64Array(req.seqLen);
+    scores1 = new Float64Array(req.seqLen);
+  }
+  if (acc0.length < hd) {
+    acc0 = new Float64Array(hd);
+    acc1 = new Float64Array(hd);
+  }
+  const s0 = scores0, s1 = scores1, a0 = acc0, a1 = acc1;
+  const perKv = Hq / Hkv;
+  for (let t = 0; t < req.qLen; t++) {
+    const { lo, hi } = keyRange(rowPosition(req, t), windowLeft);
+    for (let h = 0; h < Hq; ) {
+      const g = Math.floor(h / perKv);
+      // a pair when the next head reads the same KV head
+      const pair = h + 1 < Hq && Math.floor((h + 1) / perKv) === g;
+      const qo0 = ((req.rowStart + t) * Hq + h) * hd;
+      const qo1 = pair ? qo0 + hd : qo0;
+      let max0 = -Infinity,
+        max1 = -Infinity;
+      for (let j = lo; j <= hi; j++) {
+        const ko = view.keyOffset(j, g);
+        let dot0 = 0,
+          dot1 = 0;
+        for (let d = 0; d < hd; d++) {
+          const k = kv[ko + d] * ks;
+          dot0 += q[qo0 + d] * k;
+          dot1 += q[qo1 + d] * k;
+        }
+        s0[j] = dot0 * smScale;
+        s1[j] = dot1 * smScale;
+        if (s0[j] > max0) max0 = s0[j];
+        if (s1[j] > max1) max1 = s1[j];
+      }
+      a0.fill(0, 0, hd);
+      a1.fill(0, 0, hd);
+      let den0 = 0,
+        den1 = 0;
+      for (let j = lo; j <= hi; j++) {
+        const p0 = Math.exp(s0[j] - max0);
+        const p1 = Math.exp(s1[j] - max1);
+        den0 += p0;
+        den1 += p1;
+        const vo = view.valueOffset(j, g);
+        for (let d = 0; d < hd; d++) {
+          const v = kv[vo + d] * vs;
+          a0[d] += p0 * v;
+          a1[d] += p1 * v;
+        }
+      }
+      for (let d = 0; d < hd; d++) out[qo0 + d] = a0[d] / den0;
+      if (pair) for (let d = 0; d < hd; d++) out[qo1 + d] = a1[d] / den1;
+      h += pair ? 2 : 1;
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The native matmul addon (native/kernels.c, built by `npm ci` through scripts/build-native.mjs), or
+ * null where it was not built, does not load, or the CPU has neither AVX-512 nor AVX2. Output by
+ * output it is bit-identical to the WebAssembly SIMD kernels (tested), and it reads BF16 weights
+ * directly, so a BF16 checkpoint's matmul weights take half the memory traffic. Its BF16 rounding and
+ * FP8 KV store give the JS functions' bits (tested), so ops.ts and the caches use them where loaded.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export interface NativeKernels {
+  /** out[n, O] = x[n, D] · w[O, D]ᵀ; w as float32 or as BF16 bits (the upper halves of float32s). */
+  matmul(out: Float32Array, x: Float32Array, w: Float32Array | Uint16Array, n: number, D: number, O: number): void;
+  /** ops.ts roundBf16 (RNE on the float32 bits), the same bits. */
+  roundBf16(x: Float32Array, len: number): void;
+  /** codes[at + i] = satfinite E4M3 of float32(src[srcOff + i] / scale), values[at + i] = lut[code], i < n (kv-cache/cache.ts storeElement). */
+  storeFp8(codes: Uint8Array, values: Float32Array, at: number, src: Float32Array, srcOff: number, n: number, scale: number, lut: Float32Array): void;
+  /** The instruction set the addon picked at load: 'avx512' | 'avx2'. */
+  isa: string;
+}
+
+let cached: NativeKernels | null | undefined;
+
+/** The addon at the package root's build/Release (the same two folders up from src/engine and dist/engine). */
+export function nativeKernels(): NativeKernels | null {
+  if (cached !== undefined) return cached;
+  cached = null;
+  if (process.env.FAULTLINE_KERNELS && process.env.FAULTLINE_KERNELS !== 'native') return null;
+  try {
+    const addon = createRequire(import.meta.url)(fileURLToPath(new URL('../../build/Release/faultline_kernels.node', import.meta.url))) as NativeKernels;
+    if (addon.isa === 'avx512' || addon.isa === 'avx2') cached = addon;
+  } catch {
+    // not built here: the WebAssembly kernels run instead
+  }
+  return cached;
+}
