@@ -69,3 +69,13 @@ test('plan errors: a request-scope level that changes the launch, a launch-scope
   bad(planText('launch').replace('repetition: { argv: [--fake-penalty] }', 'repetition: { request: { repetition_penalty: 1.3 } }'), /sets request fields, but the factor has scope: launch/);
   bad(`${planText('request')}constraints:\n  - forbid: { speculative: mtp, penalty: repetition }\n`, /ties a launch-scope factor to a request-scope one/);
 });
+
+test('the dry run counts one launch for rows that differ only in request levels', async () => {
+  const { dryRunJson } = await import('../cli/commands/matrix-dry-run.js');
+  const plan = parsePlan('requests.yaml', planText('request'));
+  const d = JSON.parse(dryRunJson(plan, 1)) as { maximal: unknown[]; covering: { levels: Record<string, string> }[]; launchesBeforeLocalization: number };
+  const rows = [...d.maximal, ...d.covering] as { levels: Record<string, string> }[];
+  const launches = new Set(rows.map((r) => JSON.stringify(Object.entries(r.levels).filter(([f]) => f !== 'penalty'))));
+  assert.ok(launches.size < rows.length, 'some rows differ only in the penalty');
+  assert.equal(d.launchesBeforeLocalization, 1 + launches.size);
+});

@@ -11,7 +11,7 @@ import { ConstraintSet, type Constraint } from '../../matrix/constraints.js';
 import { coveringRound } from '../../matrix/covering-round.js';
 import type { CellResult } from '../../matrix/cell-result.js';
 import { cellSubmission, DRY_RUN_DIR } from '../../matrix/executors/dry-run.js';
-import { buildLaunch } from '../../matrix/launch-spec.js';
+import { buildLaunch, launchKeyOf } from '../../matrix/launch-spec.js';
 import { maximalConfigurations } from '../../matrix/maximal.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { configLevels, type Config } from '../../matrix/space.js';
@@ -51,6 +51,12 @@ function compute(plan: MatrixPlan): DryRun {
   return { reference: plan.baseline, maximal, covering: round.rows, validTuples: round.untested, exhaustive: plan.constraints.countValid() };
 }
 
+/** The reference and one launch per distinct launch of the rows: rows that differ only in request-scope levels share one. */
+function launchesBefore(plan: MatrixPlan, d: DryRun): number {
+  const launches = new Set([...d.maximal, ...d.covering].map((c) => launchKeyOf(plan, c)));
+  return (plan.reference.kind === 'launch' ? 1 : 0) + launches.size;
+}
+
 export function dryRunJson(plan: MatrixPlan, slots: number): string {
   const d = compute(plan);
   const row = (c: Config, id = 'reference') => {
@@ -77,7 +83,7 @@ export function dryRunJson(plan: MatrixPlan, slots: number): string {
       covering: d.covering.map((c, i) => row(c, `r${i + 1}`)),
       coveringTargets: d.validTuples,
       afterFound: plan.coverage.afterFound,
-      launchesBeforeLocalization: (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
+      launchesBeforeLocalization: launchesBefore(plan, d),
       exhaustive: d.exhaustive,
     },
     null,
@@ -131,7 +137,7 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
           .trimEnd()}`,
     ),
   );
-  const before = (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length;
+  const before = launchesBefore(plan, d);
   out.push(
     '',
     `${before} launches before localization (reference, ${d.maximal.length} maximal, ${d.covering.length} covering rows for the ${d.validTuples} valid ${plan.strength}-way combinations the others do not test); exhaustive: ${d.exhaustive}`,
