@@ -38,7 +38,7 @@ test('probe, matrix, report and kernel help have examples; engine serve help say
     assert.match(r.stdout, /Examples:\n {2}faultline /, args.join(' '));
   }
   const serve = await cli(['engine', 'serve', '--help']);
-  assert.match(serve.stdout, /Refused with 400 .*: n or best_of > 1,\s+presence \/ frequency \/ repetition penalties .*logit_bias/s);
+  assert.match(serve.stdout, /Refused with 400 .*: best_of > 1,\s+min_p other than 0, logit_bias/s);
   assert.match(serve.stdout, /JSON mode/);
 });
 

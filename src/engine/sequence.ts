@@ -11,12 +11,15 @@
  */
 import { createRng } from '../core/rng.js';
 import type { Model } from './model.js';
+import { processedRow, type LogprobsMode } from './processed-logprobs.js';
+import { NO_PENALTIES, PenaltyHistory, isNeutral, type PenaltyParams } from './sampling-penalties.js';
 import { createRowSampler, logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
 import { PromptLogprobsScorer } from './sequence-prompt-logprobs.js';
 import { NO_STATE_FAULTS, type StateFaults } from './state-faults.js';
 import type { SpecConfig } from './speculative/config.js';
 import { proposeMtp, type MtpHead } from './speculative/mtp.js';
 import { proposeNgram } from './speculative/ngram.js';
+import { penaltiesDroppedIn } from './speculative/penalties-dropped.js';
 import { SuffixTrie } from './speculative/suffix.js';
 import { verifyDrafts, type RowSampler } from './speculative/verify.js';
 
@@ -33,6 +36,10 @@ export interface SequenceRequest {
   logprobs?: number;
   /** Prompt log-probabilities with this many alternatives (−1: the whole vocabulary); null: none. */
   promptLogprobs?: number | null;
+  /** Repetition, frequency and presence penalties (default: none). */
+  penalties?: PenaltyParams;
+  /** Where reported log-probabilities come from (vLLM's --logprobs-mode; default raw_logprobs). */
+  logprobsMode?: LogprobsMode;
 }
 
 export interface EmittedToken {
@@ -89,6 +96,10 @@ export class Sequence {
   private hidden: Float32Array | null = null;
   private readonly trie: SuffixTrie | null;
   private readonly sampler: RowSampler;
+  /** The same without penalties: what a verify step uses under the specdec-penalties-dropped fault model. */
+  private readonly unpenalized: RowSampler;
+  private readonly history: PenaltyHistory;
+  private readonly stopIds: readonly number[];
   readonly spec: SpecStats = { drafts: 0, draftTokens: 0, acceptedTokens: 0 };
 
   constructor(
@@ -105,7 +116,15 @@ export class Sequence {
     this.promptScorer = wanted ? new PromptLogprobsScorer(request.promptIds, request.promptLogprobs!, model.config.vocabSize, faults) : null;
     const c = model.config;
     const stopIds = [...(request.ignoreEos ? [] : [c.eosTokenId]), ...(request.stopTokenIds ?? [])];
-    this.sampler = createRowSampler({ sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds });
+    this.stopIds = stopIds;
+    const base = { sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds };
+    this.history = new PenaltyHistory(request.promptIds);
+    const penalties = request.penalties ?? NO_PENALTIES;
+    // position outIndex of a verify step comes after the drafts accepted before it: they count as output
+    const penalize = (logits: Float32Array, outIndex: number) =>
+      this.history.penalize(logits, penalties, this.drafts.slice(0, outIndex - this.output.length));
+    this.unpenalized = createRowSampler(base);
+    this.sampler = isNeutral(penalties) ? this.unpenalized : createRowSampler({ ...base, processors: [penalize] });
     this.trie = specConfig?.method === 'suffix' ? new SuffixTrie(specConfig.suffix.maxTreeDepth) : null;
     this.trie?.extend(this.tokens);
   }
@@ -196,8 +215,10 @@ export class Sequence {
       this.emit([id], (t) => row(rows - 1 + t));
       return this.cacheBefore + rows;
     }
-    // plain decode: the target's own choice; with drafts, verification (speculative/verify.ts)
-    const verdict = this.drafts.length ? verifyDrafts(row, this.drafts, this.sampler, this.output.length) : { accepted: 0, tokens: [this.sampler.pick(row(0), this.output.length)] };
+    // plain decode: the target's own choice; with drafts, verification (speculative/verify.ts) —
+    // without penalties under the specdec-penalties-dropped fault model
+    const sampler = penaltiesDroppedIn(this.specConfig?.faultModel, this.drafts.length) ? this.unpenalized : this.sampler;
+    const verdict = this.drafts.length ? verifyDrafts(row, this.drafts, sampler, this.output.length) : { accepted: 0, tokens: [sampler.pick(row(0), this.output.length)] };
     if (this.drafts.length > 0) {
       this.spec.drafts++;
       this.spec.draftTokens += this.drafts.length;
@@ -213,11 +234,23 @@ export class Sequence {
     const c = this.model.config;
     const k = this.request.logprobs ?? 0;
     const out: EmittedToken[] = [];
+    const r = this.request;
     for (let t = 0; t < ids.length && !this.finished; t++) {
       const id = ids[t];
-      const raw = rowOf(t);
+      const raw =
+        r.logprobsMode === 'processed_logprobs'
+          ? processedRow(rowOf(t), {
+              history: this.history,
+              penalties: r.penalties ?? NO_PENALTIES,
+              outIndex: this.output.length,
+              minTokens: r.minTokens ?? 0,
+              stopIds: this.stopIds,
+              temperature: r.sampling.temperature,
+            })
+          : rowOf(t);
       out.push({ id, logprob: logSoftmax(raw)[id], top: k > 0 ? topLogprobs(raw, k) : [] });
       this.tokens.push(id);
+      this.history.append(id);
       this.trie?.append(id);
       this.output.push(out[out.length - 1]);
       const n = this.output.length;

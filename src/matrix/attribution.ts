@@ -1,8 +1,10 @@
 /**
  * The result of a matrix run as plain data (the `--format json` output and what the text and
  * HTML reports draw): the attribution matrix (levels per launch → verdict and corrupt rate),
- * the minimal failing interactions with their verified remedies, the factors not involved,
- * launch failures, and launches used against exhaustive and one-factor-at-a-time testing.
+ * the minimal failing interactions with the failing and safe levels of each of their factors
+ * and their verified remedies, the factors not involved, launch failures and what was learned
+ * from them, the t-way combinations left untested or untestable and why, and launches used
+ * against exhaustive and one-factor-at-a-time testing.
  */
 import { LAUNCH_FAULT_OUTCOMES, type CellOutcome } from './executor.js';
 import type { Assignment } from './localize.js';
@@ -29,12 +31,25 @@ export interface Remedy {
   outcome: CellOutcome;
 }
 
+export interface FactorLevels {
+  /** Levels that fail with the rest of the interaction (the one the search found first). */
+  failing: string[];
+  /** Levels that clear it, each verified by a launch that passed. */
+  safe: string[];
+  /** Levels no valid configuration combines with the rest of the interaction. */
+  impossible: string[];
+  /** Levels whose launch gave no verdict. */
+  unknown: string[];
+}
+
 export interface AttributedInteraction {
   status: 'verified' | 'inconclusive';
   /** The failing cell the search started from. */
   source: string;
   method: string;
   interaction: Record<string, string>;
+  /** Per factor of the interaction: every level that fails the same way, and every safe one. */
+  levels?: Record<string, FactorLevels>;
   /** Levels the constraints force along with it (not part of the cause). */
   forced: Record<string, string>;
   /** The cell holding exactly the interaction on the reference background (it fails). */
@@ -48,7 +63,7 @@ export interface AttributedInteraction {
 
 export interface AttributionReport {
   verdict: 'corruption-found' | 'clean' | 'inconclusive';
-  plan: { file: string; hash: string; strength: number; confirm: number };
+  plan: { file: string; hash: string; strength: number; confirm: number | 'auto'; missRate?: number };
   factors: { name: string; levels: string[]; reference: string; description?: string }[];
   cells: AttributionCell[];
   interactions: AttributedInteraction[];
@@ -58,7 +73,12 @@ export interface AttributionReport {
   explained: Record<string, number>;
   /** Failing cells not examined (localize.max_faults reached). */
   unexamined: string[];
-  launchFailures: { levels: Record<string, string>; cells: string[] }[];
+  /** What the failed launches have in common; `alternatives`: other patterns that fit the same launches. */
+  launchFailures: { levels: Record<string, string>; alternatives?: Record<string, string>[]; cells: string[] }[];
+  /** Level combinations the run learned never launch; later launches avoided them. */
+  learnedConstraints?: { levels: Record<string, string>; cells: string[] }[];
+  /** Levels that hide other faults: a PASS with one present tests only the combinations holding it. */
+  maskers?: { declared: Record<string, string[]>[]; learned: Record<string, string>[] };
   launches: {
     used: number;
     thisRun: number;
@@ -70,7 +90,24 @@ export interface AttributionReport {
     /** Reference + every non-reference level once (cannot see interactions). */
     oneFactorAtATime: number;
   };
-  coverage: { strength: number; validTuples: number; uncoveredByVerdicts: number };
+  coverage: {
+    strength: number;
+    validTuples: number;
+    /** Valid combinations not tested by a launch whose verdict could show a fault in them (= untested.count). */
+    uncoveredByVerdicts: number;
+    tested?: number;
+    untestable?: { count: number; byCause: { cause: string; count: number }[] };
+    untested?: { count: number; examples: Record<string, string>[] };
+    /** complete, or why the covering rounds stopped with combinations left (after-found: the plan's coverage.after_found). */
+    stoppedBy?: MatrixRun['coverageStop'];
+  };
+}
+
+/** How PASS verdicts were confirmed, in words (text and HTML reports). */
+export function describeConfirmation(plan: AttributionReport['plan']): string {
+  if (plan.confirm === 'auto')
+    return `a PASS re-probed as often as a sequential test at a ${((plan.missRate ?? 0) * 100).toFixed(plan.missRate && plan.missRate < 0.01 ? 1 : 0)}% miss rate needs for why it ran`;
+  return plan.confirm > 0 ? `a PASS re-probed ${plan.confirm}× before it is believed` : 'a PASS believed at once (confirm: 0)';
 }
 
 const named = (space: FactorSpace, assignments: Assignment[]): Record<string, string> =>
@@ -91,23 +128,41 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
   const recheckOf = new Map(run.cells.filter((c) => c.recheckOf).map((c) => [c.recheckOf as string, c]));
   const cellOf = (config: Config | undefined) => (config ? byKey.get(configKey(config)) : undefined);
 
-  const interactions: AttributedInteraction[] = run.localizations.map(({ source, result }) => {
+  const interactions: AttributedInteraction[] = run.localizations.map(({ source, result, levelSets }) => {
     const minimal = cellOf(result.minimal);
-    const remedies: Remedy[] = result.relaxations
-      .filter((r) => r.against === 'reference' && result.minimal)
-      .flatMap((r) => {
-        const cell = cellOf(r.config);
-        const recheck = cell && recheckOf.get(cell.id);
-        if (!cell || cell.outcome !== 'pass' || (recheck && recheck.outcome !== 'pass')) return [];
-        const change = changeBetween(space, result.minimal as Config, r.config);
-        return [{ change, cell: cell.id, ...(recheck ? { recheck: recheck.id } : {}), outcome: cell.outcome }];
-      });
+    const tried = [
+      ...result.relaxations.filter((r) => r.against === 'reference').map((r) => r.config),
+      ...levelSets.flatMap((set) => set.trials.map((t) => t.config)),
+    ];
+    const seen = new Set<string>();
+    const remedies: Remedy[] = (result.minimal ? tried : []).flatMap((config) => {
+      if (seen.has(configKey(config))) return []; // a relaxation and a level trial can be one configuration
+      seen.add(configKey(config));
+      const cell = cellOf(config);
+      const recheck = cell && recheckOf.get(cell.id);
+      if (!cell || cell.outcome !== 'pass' || (recheck && recheck.outcome !== 'pass')) return [];
+      const change = changeBetween(space, result.minimal as Config, config);
+      return [{ change, cell: cell.id, ...(recheck ? { recheck: recheck.id } : {}), outcome: cell.outcome }];
+    });
+    const levelNames = (f: number, vs: readonly number[]) => vs.map((v) => space.levels[f][v]);
+    const levels = Object.fromEntries(
+      levelSets.map((set) => [
+        space.names[set.factor],
+        {
+          failing: levelNames(set.factor, set.failing),
+          safe: levelNames(set.factor, set.safe),
+          impossible: levelNames(set.factor, set.impossible),
+          unknown: levelNames(set.factor, set.unknown),
+        },
+      ]),
+    );
     const contextCell = cellOf(result.context?.config);
     return {
       status: result.status === 'found' ? 'verified' : 'inconclusive',
       source,
       method: result.method,
       interaction: named(space, result.interaction),
+      levels,
       forced: named(space, result.forced),
       minimalCell: result.status === 'found' ? minimal?.id : undefined,
       remedies,
@@ -128,15 +183,22 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
 
   const launchFailures = launchFailurePatterns(space, plan.baseline, run.cells);
   const oneFactorAtATime = 1 + space.levels.reduce((n, l) => n + l.length - 1, 0);
+  const coverage = run.coverage;
   const anyInconclusive =
     interactions.some((i) => i.status === 'inconclusive') ||
     run.unexamined.length > 0 ||
-    run.conclusiveCoverage.holeCount > 0;
+    coverage.untested.count > 0 ||
+    coverage.untestable.count > 0;
   const verdict = verified.length > 0 ? 'corruption-found' : corrupt.length > 0 || anyInconclusive ? 'inconclusive' : 'clean';
 
   return {
     verdict,
-    plan: { file: plan.file, hash: plan.hash, strength: run.covering.strength, confirm: plan.confirm },
+    plan: {
+      file: plan.file,
+      hash: plan.hash,
+      strength: coverage.strength,
+      ...(plan.confirm.kind === 'auto' ? { confirm: 'auto' as const, missRate: plan.confirm.missRate } : { confirm: plan.confirm.reprobes }),
+    },
     factors: space.names.map((name, f) => ({
       name,
       levels: [...space.levels[f]],
@@ -158,19 +220,30 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
     explained: run.explained,
     unexamined: run.unexamined,
     launchFailures,
+    learnedConstraints: run.learned.map((l) => ({ levels: named(space, l.levels), cells: l.cells })),
+    maskers: {
+      declared: plan.maskers.map((m) =>
+        Object.fromEntries(m.map((c) => [space.names[c.factor], space.levels[c.factor].filter((_, v) => c.allowed[v])])),
+      ),
+      learned: run.learnedMaskers.map((a) => named(space, [a])),
+    },
     launches: {
       used: run.launches.total,
       thisRun: run.launches.thisRun,
       reusedFromJournal: run.launches.reused,
       reference: plan.reference.kind === 'launch' ? 1 : 0,
-      coveringRows: run.covering.rows.length,
+      coveringRows: run.coveringRounds.reduce((n, r) => n + r.rows.length, 0),
       exhaustive: run.validConfigurations,
       oneFactorAtATime,
     },
     coverage: {
-      strength: run.covering.strength,
-      validTuples: run.conclusiveCoverage.validTuples,
-      uncoveredByVerdicts: run.conclusiveCoverage.holeCount,
+      strength: coverage.strength,
+      validTuples: coverage.validTuples,
+      tested: coverage.tested,
+      uncoveredByVerdicts: coverage.untested.count,
+      untestable: coverage.untestable,
+      untested: coverage.untested,
+      stoppedBy: run.coverageStop,
     },
   };
 }
@@ -208,7 +281,12 @@ function launchFailurePatterns(space: FactorSpace, reference: Config, cells: Mat
       .sort((x, y) => y.fresh - x.fresh || x.c.pattern.length - y.c.pattern.length)[0];
     if (!best || best.fresh === 0) break;
     best.c.cells.forEach((id) => accounted.add(id));
-    out.push({ levels: Object.fromEntries(best.c.pattern.map(([f, v]) => [space.names[f], space.levels[f][v]])), cells: best.c.cells });
+    const named = (pattern: [number, number][]) => Object.fromEntries(pattern.map(([f, v]) => [space.names[f], space.levels[f][v]]));
+    // patterns just as small that fit exactly the same launches: the evidence cannot tell them apart
+    const alternatives = candidates
+      .filter((c) => c !== best.c && c.pattern.length === best.c.pattern.length && c.cells.join() === best.c.cells.join())
+      .map((c) => named(c.pattern));
+    out.push({ levels: named(best.c.pattern), ...(alternatives.length ? { alternatives } : {}), cells: best.c.cells });
   }
   for (const c of cells) if (failed.has(c.id) && !accounted.has(c.id)) out.push({ levels: c.levels, cells: [c.id] });
   return out;

@@ -3,7 +3,7 @@ import type { ProbeResult } from './cell-probe.js';
 import type { CellOutcome } from './executor.js';
 
 /** Why a configuration was run. */
-export type Phase = 'maximal' | 'covering' | 'localize' | 'verify';
+export type Phase = 'maximal' | 'covering' | 'localize' | 'verify' | 'generalize';
 
 export interface CellResult {
   id: string;
@@ -18,9 +18,11 @@ export interface CellResult {
   /** Every probe round, in order (empty when the launch failed). */
   probes: ProbeResult[];
   detail?: string;
-  /** Set on a second launch of a configuration that passed during the search (verification). */
+  /** Set on a second launch of a configuration whose PASS had fewer probe rounds than a later use needed. */
   recheckOf?: string;
   slot: number;
+  /** Set when the cell ran on a server another cell launched (same launch arguments): that cell's id. */
+  reusedServer?: string;
   startedAt: string;
   durationMs: number;
 }

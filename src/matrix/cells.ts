@@ -1,14 +1,17 @@
 /**
- * Runs cells: launch a configuration, probe it (re-probing a PASS `confirm` times on the same
- * server; a FAIL is trusted), stop it, journal the result. Results are memoized by
- * configuration, so asking twice — in another phase, or in a resumed run — never launches
- * twice. At most `executor.slots` cells run at once, each on its own slot.
+ * Runs cells: launch a configuration (or reuse the server a slot holds for the same launch
+ * arguments: server-slots.ts), probe it (re-probing a PASS on the same server until it has the
+ * rounds the caller asked for; a FAIL is trusted), journal the result. Results are memoized by
+ * configuration, so asking twice — in another phase, or in a resumed run — never runs twice; only
+ * a PASS that ran with fewer rounds than a later caller needs gets a second cell for the missing
+ * rounds (a "recheck"). At most `executor.slots` cells run at once, each on its own slot.
  */
 import type { MatrixProbe, ProbeResult } from './cell-probe.js';
 import type { CellResult, Phase } from './cell-result.js';
-import type { Executor, ServerFate, ServerHandle } from './executor.js';
+import type { Executor, LaunchResult, ServerFate, ServerHandle } from './executor.js';
 import type { Journal } from './journal.js';
 import type { LaunchSpec } from './launch-spec.js';
+import { ServerSlots } from './server-slots.js';
 import { configKey, configLevels, type Config, type FactorSpace } from './space.js';
 
 /** Thrown when the run is interrupted (Ctrl-C): finished cells are journaled, the rest are not. */
@@ -22,18 +25,33 @@ export class RunInterrupted extends Error {
 export interface CellRunnerOptions {
   space: FactorSpace;
   launchFor(config: Config): LaunchSpec;
+  /** Equal for two configurations exactly when they launch the same server (launch reuse). */
+  launchKey(config: Config): string;
+  /** Request-level fields of a configuration's probe requests (request-scope factors). */
+  requestFor(config: Config): Record<string, unknown>;
+  /** The configurations that share its launch and are probed with it (its other request-level variants). */
+  siblingsOf?(config: Config): Config[];
   executor: Executor;
   probe: MatrixProbe;
   probeOptions: Record<string, unknown>;
-  reference: unknown;
+  /** What the probe recorded from the reference for a configuration's request fields. */
+  referenceFor(config: Config): unknown;
   /** A live reference server that scores cells (a reference URL, or the kept-alive reference). */
   scorerUrl?: string;
-  confirm: number;
   journal?: Journal;
   /** Cells of an earlier, interrupted run of the same plan. */
   previous?: readonly CellResult[];
   signal: AbortSignal;
   onCell?: (cell: CellResult, reused: boolean) => void;
+}
+
+interface JobMember {
+  id: string;
+  config: number[];
+  firstRound: number;
+  recheckOf?: string;
+  resolve(cell: CellResult): void;
+  reject(e: unknown): void;
 }
 
 const memoKey = (config: Config, recheck: boolean): string => `${configKey(config)}${recheck ? '#recheck' : ''}`;
@@ -43,8 +61,7 @@ export class CellRunner {
   private readonly known = new Map<string, Promise<CellResult>>();
   private readonly previous = new Map<string, CellResult>();
   private readonly order: string[] = [];
-  private readonly freeSlots: number[];
-  private readonly waiting: ((slot: number) => void)[] = [];
+  private readonly slots: ServerSlots;
   private nextId: number;
   /** Launch attempts made by this process. */
   launched = 0;
@@ -53,7 +70,17 @@ export class CellRunner {
     this.o = options;
     for (const cell of options.previous ?? []) this.previous.set(memoKey(cell.config, cell.recheckOf !== undefined), cell);
     this.nextId = (options.previous ?? []).reduce((n, c) => Math.max(n, Number(c.id.replace(/\D/g, '')) || 0), 0) + 1;
-    this.freeSlots = Array.from({ length: Math.max(1, options.executor.slots) }, (_, i) => i);
+    this.slots = new ServerSlots(options.executor.slots);
+  }
+
+  /** Takes a running server (the reference's) into the first slot, for cells with its launch key. */
+  adopt(key: string, server: ServerHandle, launchedBy: string): void {
+    this.slots.keep(0, key, server, launchedBy);
+  }
+
+  /** Stops the servers kept up for reuse; the run calls this however it ends. */
+  close(): Promise<void> {
+    return this.slots.close();
   }
 
   /** Every cell requested so far, in order of first request. */
@@ -67,100 +94,149 @@ export class CellRunner {
   }
 
   /**
-   * The cell of a configuration, launched unless known. `recheckOf` asks for a second, separate
-   * launch of a configuration that already ran (cell id of the first).
+   * The cell of a configuration, launched unless known; a PASS needs `rounds` probe rounds in a
+   * row. When the configuration already passed with fewer, the answer is its recheck: a second
+   * launch probed for the missing rounds (its verdict is the configuration's from then on).
    */
-  run(config: Config, phase: Phase, recheckOf?: string): Promise<CellResult> {
-    const key = memoKey(config, recheckOf !== undefined);
-    const known = this.known.get(key);
+  async run(config: Config, phase: Phase, rounds: number): Promise<CellResult> {
+    const first = await this.cell(config, phase, rounds);
+    if (first.outcome !== 'pass' || first.probes.length >= rounds) return first;
+    const recheck = await this.cell(config, phase, rounds, first);
+    // a FAIL is trusted; a recheck without a verdict leaves the earlier PASS as the best answer
+    return recheck.outcome === 'corrupt' ? recheck : first;
+  }
+
+  runAll(configs: readonly Config[], phase: Phase, rounds: number): Promise<CellResult[]> {
+    return Promise.all(configs.map((c) => this.run(c, phase, rounds)));
+  }
+
+  /**
+   * The cell of a configuration. Unknown, it runs in a job with the configuration's siblings —
+   * the other request-level variants of the same launch, when the plan has request-scope
+   * factors — so one launch answers them all and a later question about a sibling costs nothing.
+   */
+  private cell(config: Config, phase: Phase, rounds: number, recheckOf?: CellResult): Promise<CellResult> {
+    const known = this.known.get(memoKey(config, recheckOf !== undefined));
     if (known) return known;
-    this.order.push(key);
-    const earlier = this.previous.get(key);
-    let promise: Promise<CellResult>;
-    if (earlier) {
-      promise = Promise.resolve(earlier);
-      this.o.onCell?.(earlier, true);
-    } else {
+    const members: JobMember[] = [];
+    const register = (c: Config, recheck?: CellResult): Promise<CellResult> | undefined => {
+      const key = memoKey(c, recheck !== undefined);
+      if (this.known.has(key)) return undefined;
+      this.order.push(key);
+      const earlier = this.previous.get(key);
+      if (earlier) {
+        const done = Promise.resolve(earlier);
+        this.known.set(key, done);
+        this.o.onCell?.(earlier, true);
+        return done;
+      }
+      let resolve!: (cell: CellResult) => void;
+      let reject!: (e: unknown) => void;
+      const promise = new Promise<CellResult>((ok, fail) => ((resolve = ok), (reject = fail)));
+      this.known.set(key, promise);
       const id = `c${String(this.nextId++).padStart(3, '0')}`;
-      promise = this.launchAndProbe(id, [...config], phase, recheckOf);
-    }
-    this.known.set(key, promise);
-    return promise;
+      // a recheck continues the round numbering, so its prompts are new to this configuration
+      members.push({ id, config: [...c], firstRound: recheck?.probes.length ?? 0, ...(recheck ? { recheckOf: recheck.id } : {}), resolve, reject });
+      return promise;
+    };
+    const mine = register(config, recheckOf) as Promise<CellResult>;
+    if (!recheckOf)
+      for (const sibling of this.o.siblingsOf?.(config) ?? []) register(sibling)?.catch(() => {}); // awaited by results()
+    if (members.length) void this.runJob(members, phase, rounds);
+    return mine;
   }
 
-  runAll(configs: readonly Config[], phase: Phase): Promise<CellResult[]> {
-    return Promise.all(configs.map((c) => this.run(c, phase)));
-  }
-
-  private acquire(): Promise<number> {
-    const slot = this.freeSlots.shift();
-    if (slot !== undefined) return Promise.resolve(slot);
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Hands the slot to the next waiting cell, or back to the pool (lowest slot first). */
-  private release(slot: number): void {
-    const next = this.waiting.shift();
-    if (next) return next(slot);
-    this.freeSlots.push(slot);
-    this.freeSlots.sort((a, b) => a - b);
-  }
-
-  private async launchAndProbe(id: string, config: number[], phase: Phase, recheckOf: string | undefined): Promise<CellResult> {
-    const slot = await this.acquire();
+  /** Launches (or reuses) the members' server once and probes each member on it, in order. */
+  private async runJob(members: JobMember[], phase: Phase, rounds: number): Promise<void> {
+    const key = this.o.launchKey(members[0].config);
+    let next = 0;
+    const slot = await this.slots.acquire(key);
     try {
-      if (this.o.signal.aborted) throw new RunInterrupted();
       const started = Date.now();
-      const levels = configLevels(this.o.space, config);
-      const spec = this.o.launchFor(config);
-      const base = { id, phase, config, levels, ...(recheckOf ? { recheckOf } : {}), slot, startedAt: new Date(started).toISOString() };
-      this.launched++;
-      let launch;
-      try {
-        launch = await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot, gpuCount: spec.gpus }, this.o.signal);
-      } catch (e) {
-        launch = { ok: false as const, outcome: 'launch-failed' as const, detail: `executor error: ${(e as Error)?.message ?? String(e)}` };
-      }
-      if (this.o.signal.aborted) {
-        if (launch.ok) await launch.server.stop();
-        throw new RunInterrupted();
-      }
-      let cell: CellResult;
-      if (!launch.ok) {
-        cell = { ...base, outcome: launch.outcome, probes: [], detail: launch.detail, durationMs: Date.now() - started };
-      } else {
-        const probes: ProbeResult[] = [];
-        let fate: ServerFate | undefined;
-        try {
-          for (let round = 0; round <= this.o.confirm; round++) {
-            const result = await this.probeOnce(launch.server.baseUrl, id, round);
-            probes.push(result);
-            if (result.outcome !== 'pass') break; // a FAIL is trusted; an error ends the cell too
+      const baseOf = (m: JobMember) => ({
+        id: m.id,
+        phase,
+        config: m.config,
+        levels: configLevels(this.o.space, m.config),
+        ...(m.recheckOf ? { recheckOf: m.recheckOf } : {}),
+        slot,
+        startedAt: new Date().toISOString(),
+      });
+      if (this.o.signal.aborted) throw new RunInterrupted();
+      const held = this.slots.held(slot, key);
+      let server = held?.server;
+      const launcher = held?.launchedBy ?? members[0].id;
+      if (!held) {
+        await this.slots.evict(slot);
+        const first = members[0];
+        const launch = await this.launch(first.id, first.config, configLevels(this.o.space, first.config), slot);
+        if (this.o.signal.aborted) {
+          if (launch.ok) await launch.server.stop();
+          throw new RunInterrupted();
+        }
+        if (!launch.ok) {
+          for (; next < members.length; next++) {
+            const m = members[next];
+            const shared = next > 0 ? { reusedServer: launcher } : {};
+            m.resolve(this.finish({ ...baseOf(m), ...shared, outcome: launch.outcome, probes: [], detail: launch.detail, durationMs: Date.now() - started }));
           }
-          fate = await this.fateOf(launch.server);
-        } finally {
-          await launch.server.stop();
+          return;
+        }
+        server = launch.server;
+        this.slots.keep(slot, key, server, first.id);
+      }
+      for (; next < members.length; next++) {
+        const m = members[next];
+        const base = baseOf(m);
+        const began = Date.now();
+        const probes: ProbeResult[] = [];
+        for (let round = m.firstRound; round < Math.max(rounds, m.firstRound + 1); round++) {
+          const result = await this.probeOnce(server as ServerHandle, m.id, round, m.config, base.levels);
+          probes.push(result);
+          if (result.outcome !== 'pass') break; // a FAIL is trusted; an error ends the cell too
         }
         if (this.o.signal.aborted) throw new RunInterrupted();
         const deciding = probes[probes.length - 1];
-        cell =
-          fate && deciding.outcome !== 'corrupt'
-            ? // the server went away under the probe (its job cancelled, its node lost): no verdict, whatever the probe said
-              { ...base, outcome: fate.outcome, probes, detail: `${fate.detail} (the probe said ${deciding.outcome})`, durationMs: Date.now() - started }
-            : {
-                ...base,
-                outcome: deciding.outcome,
-                corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
-                probes,
-                detail: deciding.detail,
-                durationMs: Date.now() - started,
-              };
+        // the server went away under the probe (its job cancelled, its node lost): no verdict, whatever the probe said
+        const fate = deciding.outcome !== 'corrupt' ? await this.fateOf(server as ServerHandle) : undefined;
+        const shared = m.id !== launcher ? { reusedServer: launcher } : {};
+        // the launch's time is charged to the cell that made it
+        const durationMs = Date.now() - (m.id === launcher && !held ? started : began);
+        m.resolve(
+          this.finish(
+            fate
+              ? { ...base, ...shared, outcome: fate.outcome, probes, detail: `${fate.detail} (the probe said ${deciding.outcome})`, durationMs }
+              : {
+                  ...base,
+                  ...shared,
+                  outcome: deciding.outcome,
+                  corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
+                  probes,
+                  detail: deciding.detail,
+                  durationMs,
+                },
+          ),
+        );
+        // a server that could not answer the probe (or is gone) is not trusted with the next cell
+        if (fate || deciding.outcome === 'probe-error' || deciding.outcome === 'timeout') {
+          await this.slots.evict(slot);
+          const why = fate ? fate.outcome : deciding.outcome;
+          for (next++; next < members.length; next++) {
+            const rest = members[next];
+            const detail = `not probed: the server it shared with ${m.id} failed that probe (${why})`;
+            rest.resolve(this.finish({ ...baseOf(rest), reusedServer: launcher, outcome: 'probe-error', probes: [], detail, durationMs: 0 }));
+          }
+        }
       }
-      this.o.journal?.append({ type: 'cell', cell });
-      this.o.onCell?.(cell, false);
-      return cell;
+    } catch (e) {
+      await this.slots.evict(slot);
+      for (; next < members.length; next++) members[next].reject(e);
     } finally {
-      this.release(slot);
+      try {
+        if (this.o.executor.idleServersBlock) await this.slots.evict(slot);
+      } finally {
+        this.slots.release(slot);
+      }
     }
   }
 
@@ -174,12 +250,31 @@ export class CellRunner {
     }
   }
 
-  private async probeOnce(url: string, cellId: string, round: number): Promise<ProbeResult> {
+  private async launch(id: string, config: number[], levels: Record<string, string>, slot: number): Promise<LaunchResult> {
+    const spec = this.o.launchFor(config);
+    this.launched++;
     try {
-      return await this.o.probe.probeCell(url, {
+      return await this.o.executor.launch({ cellId: id, config, levels, argv: spec.argv, env: spec.env, slot, gpuCount: spec.gpus }, this.o.signal);
+    } catch (e) {
+      return { ok: false, outcome: 'launch-failed', detail: `executor error: ${(e as Error)?.message ?? String(e)}` };
+    }
+  }
+
+  private finish(cell: CellResult): CellResult {
+    this.o.journal?.append({ type: 'cell', cell });
+    this.o.onCell?.(cell, false);
+    return cell;
+  }
+
+  private async probeOnce(server: ServerHandle, cellId: string, round: number, config: Config, levels: Record<string, string>): Promise<ProbeResult> {
+    const request = this.o.requestFor(config);
+    try {
+      return await this.o.probe.probeCell(server.baseUrl, {
         cellId,
         round,
-        reference: this.o.reference,
+        reference: this.o.referenceFor(config),
+        levels,
+        ...(Object.keys(request).length ? { request } : {}),
         ...(this.o.scorerUrl ? { scorerUrl: this.o.scorerUrl } : {}),
         options: this.o.probeOptions,
         signal: this.o.signal,

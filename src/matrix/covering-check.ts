@@ -60,13 +60,14 @@ function tupleIsValid(space: FactorSpace, model: ValidityModel, cols: number[], 
   return false;
 }
 
-export function checkCoverage(
-  space: FactorSpace,
-  model: ValidityModel,
-  strength: number,
-  rows: readonly Config[],
-  maxHolesListed = 20,
-): CoverageCheck {
+export interface CheckOptions {
+  /** Only valid tuples this returns true for count (the tuple as a partial configuration, others -1). */
+  needed?: (partial: Config) => boolean;
+  maxHolesListed?: number;
+}
+
+export function checkCoverage(space: FactorSpace, model: ValidityModel, strength: number, rows: readonly Config[], options: CheckOptions = {}): CoverageCheck {
+  const maxHolesListed = options.maxHolesListed ?? 20;
   const k = space.names.length;
   const t = Math.min(strength, k);
   const invalidRows = rows.flatMap((row, i) =>
@@ -83,6 +84,16 @@ export function checkCoverage(
     const values = cols.map(() => 0);
     while (true) {
       const present = seen.has(values.join(','));
+      if (options.needed && !present) {
+        const partial = space.names.map(() => -1);
+        cols.forEach((c, j) => (partial[c] = values[j]));
+        if (!options.needed(partial)) {
+          let j = t - 1;
+          while (j >= 0 && ++values[j] === space.levels[cols[j]].length) values[j--] = 0;
+          if (j < 0) break;
+          continue;
+        }
+      }
       if (present || tupleIsValid(space, model, cols, values)) {
         validTuples++;
         if (!present) {

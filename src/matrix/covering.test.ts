@@ -124,3 +124,28 @@ test('property: random mixed spaces with random constraints always pass the inde
     { numRuns: 60 },
   );
 });
+
+test('the shrinking pass is bounded by its work budget, reports why it stopped, and is deterministic', () => {
+  const s = binarySpace(12);
+  const none = buildCoveringArray(s, { strength: 3, shrinkWork: 0 });
+  assert.equal(none.rows.length, none.constructedRows);
+  assert.equal(none.shrink.stoppedBy, 'budget');
+  const small = buildCoveringArray(s, { strength: 3, shrinkWork: 200_000 });
+  assert.ok(small.shrink.work <= 200_000 + 10_000, `work ${small.shrink.work}`); // one step may pass the line
+  assert.equal(small.shrink.stoppedBy, 'budget');
+  const full = buildCoveringArray(s, { strength: 3 });
+  assert.ok(full.rows.length <= small.rows.length && small.rows.length <= none.rows.length);
+  assert.equal(full.rows.length, 15, 'CAN(3,12,2) = 15, the best known');
+  assert.deepEqual(buildCoveringArray(s, { strength: 3 }).rows, full.rows);
+});
+
+test('needed: only the tuples asked for are covered, and the checker agrees', () => {
+  const s = binarySpace(6);
+  // tuples where factor 0 is 1 only
+  const needed = (p: readonly number[]) => p[0] === 1;
+  const ca = buildCoveringArray(s, { strength: 3, needed, shrinkSteps: 2000 });
+  const cs = new ConstraintSet(s, []);
+  assert.equal(checkCoverage(s, cs, 3, ca.rows, { needed }).ok, true);
+  assert.equal(checkCoverage(s, cs, 3, ca.rows).ok, false, 'tuples with factor 0 at 0 were not asked for');
+  assert.ok(ca.rows.length < buildCoveringArray(s, { strength: 3, shrinkSteps: 2000 }).rows.length);
+});

@@ -6,11 +6,8 @@
  *    still-uncovered tuples (horizontal growth), then tuples still uncovered get rows of their
  *    own or fill don't-care cells of compatible rows (vertical growth). Rows never break a
  *    constraint; only valid tuples are targets (ConstraintSet.canExtend is exact).
- * 2. Shrinking: repeatedly delete the row that covers the fewest tuples alone, then repair the
- *    holes by tuple-directed local search (pick an uncovered tuple, write it into the row where
- *    that loses the least weighted coverage, occasional random moves; tuples left uncovered
- *    at a local optimum gain weight, so the search leaves plateaus). Success keeps
- *    the smaller array; failure within the step budget restores the last complete one.
+ * 2. Shrinking (covering-shrink.ts): delete the row that covers the fewest tuples alone, repair
+ *    the holes by tuple-directed weighted local search, repeat; a work budget bounds it.
  * Seed rows (configurations already launched) count for coverage, are never changed and are
  * not returned: only new rows cost launches. Deterministic for a given seed and budget.
  * Every result passes the independent checker (covering-check.ts) or this throws.
@@ -19,6 +16,7 @@ import { createRng, type Rng } from '../core/rng.js';
 import { ConstraintSet } from './constraints.js';
 import { checkCoverage } from './covering-check.js';
 import { UNSET, levelCounts, type Config, type FactorSpace } from './space.js';
+import { DEFAULT_SHRINK_WORK, shrinkRows, type ShrinkResult } from './covering-shrink.js';
 import { TupleIndex } from './tuples.js';
 
 export interface CoveringOptions {
@@ -26,11 +24,20 @@ export interface CoveringOptions {
   constraints?: ConstraintSet;
   /** Rows already run: they count for coverage and are never returned or changed. */
   seedRows?: readonly Config[];
+  /**
+   * Only the valid tuples this returns true for must be covered (given as a partial configuration:
+   * the tuple's factors set, the others UNSET); by default all. A matrix run passes "not tested yet".
+   */
+  needed?: (partial: Config) => boolean;
+  /** A stable text that identifies `needed`, for callers that memoize arrays (benches). */
+  neededKey?: string;
   /** Don't-care cells are filled with these levels where constraints allow (e.g. the reference). */
   preferredLevels?: readonly number[];
   seed?: number;
-  /** Local-search steps for the shrinking pass (0: construction only). */
+  /** Local-search steps for the shrinking pass at most (0: construction only; tests pin it). */
   shrinkSteps?: number;
+  /** Work budget of the shrinking pass (tuple counters read; default DEFAULT_SHRINK_WORK, about a second). */
+  shrinkWork?: number;
 }
 
 export interface CoveringArray {
@@ -43,11 +50,10 @@ export interface CoveringArray {
   validTuples: number;
   /** Valid t-tuples the seed rows already covered. */
   coveredBySeeds: number;
+  /** What the shrinking pass did and why it stopped. */
+  shrink: Omit<ShrinkResult, 'rows'>;
 }
 
-export const DEFAULT_SHRINK_STEPS = 20_000;
-/** Share of local-search steps that move a random valid row instead of the best-priced one. */
-const RANDOM_WALK = 0.01;
 
 export function buildCoveringArray(space: FactorSpace, options: CoveringOptions): CoveringArray {
   const k = space.names.length;
@@ -57,14 +63,18 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
   for (const s of seeds) {
     if (s.length !== k || !constraints.isValid(s)) throw new Error(`buildCoveringArray: seed row ${s.join('.')} is not a valid configuration`);
   }
-  if (k === 0) return { strength: 0, rows: [], constructedRows: 0, validTuples: 0, coveredBySeeds: 0 };
+  if (k === 0)
+    return { strength: 0, rows: [], constructedRows: 0, validTuples: 0, coveredBySeeds: 0, shrink: { steps: 0, work: 0, ms: 0, stoppedBy: 'done' } };
   const rng = createRng(options.seed ?? 1);
   const index = new TupleIndex(levelCounts(space), strength);
-  const required = requiredTuples(index, constraints);
+  const required = requiredTuples(index, constraints, options.needed);
   const built = construct(index, required, constraints, seeds, rng, options.preferredLevels);
-  const rows = shrink(index, required, constraints, seeds, built, rng, options.shrinkSteps ?? DEFAULT_SHRINK_STEPS);
+  const { rows, ...shrink } = shrinkRows(index, required, constraints, seeds, built, rng, {
+    work: options.shrinkWork ?? DEFAULT_SHRINK_WORK,
+    ...(options.shrinkSteps !== undefined ? { steps: options.shrinkSteps } : {}),
+  });
 
-  const check = checkCoverage(space, constraints, strength, [...seeds, ...rows]);
+  const check = checkCoverage(space, constraints, strength, [...seeds, ...rows], { needed: options.needed });
   if (!check.ok) {
     throw new Error(
       `covering array failed the independent check: ${check.holeCount} valid tuples uncovered, invalid rows ${check.invalidRows.join(',')}`,
@@ -75,22 +85,23 @@ export function buildCoveringArray(space: FactorSpace, options: CoveringOptions)
   for (let i = 0; i < index.total; i++) if (required[i] && counts[i] > 0) coveredBySeeds++;
   let validTuples = 0;
   for (let i = 0; i < index.total; i++) validTuples += required[i];
-  return { strength, rows, constructedRows: built.length, validTuples, coveredBySeeds };
+  return { strength, rows, constructedRows: built.length, validTuples, coveredBySeeds, shrink };
 }
 
-/** 1 for each tuple that some valid configuration contains. */
-function requiredTuples(index: TupleIndex, constraints: ConstraintSet): Uint8Array {
+/** 1 for each tuple that some valid configuration contains (and that `needed` asks for). */
+function requiredTuples(index: TupleIndex, constraints: ConstraintSet, needed?: (partial: Config) => boolean): Uint8Array {
   const required = new Uint8Array(index.total).fill(1);
-  if (constraints.isEmpty) return required;
+  if (constraints.isEmpty && !needed) return required;
   const constrained = new Set(constraints.constrainedFactors);
   const partial: number[] = index.sizes.map(() => UNSET);
   for (let s = 0; s < index.setCount; s++) {
     const cols = index.columnsOf(s);
-    if (!cols.some((c) => constrained.has(c))) continue;
+    const check = cols.some((c) => constrained.has(c));
+    if (!check && !needed) continue;
     const end = s + 1 < index.setCount ? index.offsets[s + 1] : index.total;
     for (let i = index.offsets[s]; i < end; i++) {
       index.writeTuple(i, partial);
-      if (!constraints.canExtend(partial)) required[i] = 0;
+      if ((check && !constraints.canExtend(partial)) || (needed && !needed(partial))) required[i] = 0;
     }
     for (const c of cols) partial[c] = UNSET;
   }
@@ -124,13 +135,17 @@ function construct(
   const k = index.sizes.length;
   // Most levels first (IPOG's order); ties keep plan order.
   const order = [...index.sizes.keys()].sort((a, b) => index.sizes[b] - index.sizes[a] || a - b);
-  const active = new Uint8Array(k);
+  /** Active columns per column set: a set counts tuples once all t of its columns are active. */
+  const activeInSet = new Uint8Array(index.setCount);
   const counts = new Int32Array(index.total);
   const rows: Row[] = seeds.map((cells) => ({ cells: [...cells], seed: true }));
 
-  /** Column sets containing c whose other columns are all active: the targets when c joins. */
-  const targetsOf = (c: number): number[] =>
-    Array.from(index.setsOfColumn[c]).filter((s) => index.columnsOf(s).every((x) => x === c || active[x]));
+  /** Activates column c; returns the column sets it completes: the targets when c joins. */
+  const activate = (c: number): number[] => {
+    const done: number[] = [];
+    for (const s of index.setsOfColumn[c]) if (++activeInSet[s] === index.t) done.push(s);
+    return done;
+  };
   const countRow = (row: number[], sets: number[]): void => {
     for (const s of sets) {
       const i = index.indexOf(s, row);
@@ -141,7 +156,7 @@ function construct(
   const setCell = (row: number[], c: number, v: number): void => {
     row[c] = v;
     for (const s of index.setsOfColumn[c]) {
-      if (!index.columnsOf(s).every((x) => active[x])) continue;
+      if (activeInSet[s] !== index.t) continue;
       const i = index.indexOf(s, row);
       if (i >= 0) counts[i]++;
     }
@@ -149,8 +164,7 @@ function construct(
 
   for (let step = 0; step < k; step++) {
     const c = order[step];
-    const targets = targetsOf(c);
-    active[c] = 1;
+    const targets = activate(c);
     if (targets.length === 0) continue; // fewer than t active columns yet
     for (const r of rows) if (r.seed) countRow(r.cells, targets);
 
@@ -217,182 +231,4 @@ function construct(
     out.push(full);
   }
   return out;
-}
-
-/** Uncovered-tuple set with O(1) add, remove and random pick. */
-class TupleSet {
-  readonly items: number[] = [];
-  private readonly pos: Int32Array;
-  constructor(total: number) {
-    this.pos = new Int32Array(total).fill(-1);
-  }
-  add(i: number): void {
-    if (this.pos[i] >= 0) return;
-    this.pos[i] = this.items.length;
-    this.items.push(i);
-  }
-  remove(i: number): void {
-    const p = this.pos[i];
-    if (p < 0) return;
-    const last = this.items.pop() as number;
-    if (last !== i) {
-      this.items[p] = last;
-      this.pos[last] = p;
-    }
-    this.pos[i] = -1;
-  }
-  get size(): number {
-    return this.items.length;
-  }
-}
-
-function shrink(
-  index: TupleIndex,
-  required: Uint8Array,
-  constraints: ConstraintSet,
-  seeds: number[][],
-  start: number[][],
-  rng: Rng,
-  budget: number,
-): number[][] {
-  if (budget <= 0 || start.length === 0) return start;
-  const t = index.t;
-  const k = index.sizes.length;
-  let rows = start.map((r) => [...r]);
-  let best = rows.map((r) => [...r]);
-  let counts = coverageCounts(index, [...seeds, ...rows]);
-  const uncovered = new TupleSet(index.total);
-  const changed = new Int32Array(k).fill(-1); // stamp per column: changed in the move being priced
-  let stamp = 0;
-  const tuple: number[] = new Array(k).fill(UNSET);
-  const candidate: number[] = new Array(k);
-  const moved = new Int32Array(t);
-  // Tuple weights (as in weighted local search for SAT and covering arrays): a tuple that stays
-  // uncovered at a local optimum gets heavier, so the search leaves plateaus.
-  const weights = new Int32Array(index.total).fill(1);
-
-  const { cols: setCols, mults, offsets, setsOfColumn } = index;
-  /**
-   * Walks the column sets a move from `row` to `next` touches (each once, from its smallest
-   * changed column). mode 0: returns the change in covered valid tuples; mode 1: applies it.
-   */
-  const walkMove = (row: number[], next: number[], moved: Int32Array, nMoved: number, mode: 0 | 1): number => {
-    stamp++;
-    for (let m = 0; m < nMoved; m++) changed[moved[m]] = stamp;
-    let score = 0;
-    for (let m = 0; m < nMoved; m++) {
-      const c = moved[m];
-      const sets = setsOfColumn[c];
-      for (let n = 0; n < sets.length; n++) {
-        const s = sets[n];
-        const base = s * t;
-        let oldI = offsets[s];
-        let newI = oldI;
-        let skip = false;
-        for (let j = 0; j < t; j++) {
-          const x = setCols[base + j];
-          if (x < c && changed[x] === stamp) {
-            skip = true;
-            break;
-          }
-          oldI += row[x] * mults[base + j];
-          newI += next[x] * mults[base + j];
-        }
-        if (skip) continue;
-        if (mode === 0) {
-          if (counts[oldI] === 1 && required[oldI]) score -= weights[oldI];
-          if (counts[newI] === 0 && required[newI]) score += weights[newI];
-        } else {
-          if (--counts[oldI] === 0 && required[oldI]) uncovered.add(oldI);
-          if (counts[newI]++ === 0) uncovered.remove(newI);
-        }
-      }
-    }
-    return score;
-  };
-
-  const removeRow = (r: number): void => {
-    const row = rows[r];
-    for (let s = 0; s < index.setCount; s++) {
-      const i = index.indexOf(s, row);
-      if (--counts[i] === 0 && required[i]) uncovered.add(i);
-    }
-    rows.splice(r, 1);
-  };
-
-  const uniqueCoverage = (row: number[]): number => {
-    let n = 0;
-    for (let s = 0; s < index.setCount; s++) {
-      const i = index.indexOf(s, row);
-      if (counts[i] === 1 && required[i]) n++;
-    }
-    return n;
-  };
-
-  let step = 0;
-  while (step < budget && rows.length > 0) {
-    // Delete the row that the others nearly cover already.
-    let victim = 0;
-    let fewest = Infinity;
-    rows.forEach((row, r) => {
-      const u = uniqueCoverage(row);
-      if (u < fewest) {
-        fewest = u;
-        victim = r;
-      }
-    });
-    removeRow(victim);
-    while (uncovered.size > 0 && step < budget) {
-      step++;
-      const target = uncovered.items[rng.int(uncovered.size)];
-      tuple.fill(UNSET);
-      index.writeTuple(target, tuple);
-      const targetSet = index.setOf(target);
-      let bestRow = -1;
-      let bestScore = -Infinity;
-      let ties = 0;
-      const walk = rng.next() < RANDOM_WALK;
-      const startAt = rng.int(rows.length);
-      for (let n = 0; n < rows.length; n++) {
-        const r = (startAt + n) % rows.length;
-        const row = rows[r];
-        let nMoved = 0;
-        for (let j = 0; j < t; j++) {
-          const c = setCols[targetSet * t + j];
-          if (row[c] !== tuple[c]) moved[nMoved++] = c;
-        }
-        for (let c = 0; c < k; c++) candidate[c] = row[c];
-        for (let m = 0; m < nMoved; m++) candidate[moved[m]] = tuple[moved[m]];
-        if (!constraints.isEmpty && !constraints.isValid(candidate)) continue;
-        // A random walk takes any valid row; otherwise the best-scoring one (ties at random).
-        const score = walk ? rng.next() : walkMove(row, candidate, moved, nMoved, 0);
-        if (score > bestScore) {
-          bestScore = score;
-          bestRow = r;
-          ties = 1;
-        } else if (score === bestScore && rng.int(++ties) === 0) bestRow = r;
-      }
-      if (bestRow < 0) continue;
-      const row = rows[bestRow];
-      let nMoved = 0;
-      for (let j = 0; j < t; j++) {
-        const c = setCols[targetSet * t + j];
-        if (row[c] !== tuple[c]) moved[nMoved++] = c;
-      }
-      const next = [...row];
-      for (let m = 0; m < nMoved; m++) next[moved[m]] = tuple[moved[m]];
-      if (bestScore <= 0) for (const u of uncovered.items) weights[u]++;
-      walkMove(row, next, moved, nMoved, 1);
-      rows[bestRow] = next;
-    }
-    if (uncovered.size === 0) {
-      best = rows.map((r) => [...r]);
-    } else {
-      // Out of budget with holes: the last complete array stands.
-      rows = best.map((r) => [...r]);
-      counts = coverageCounts(index, [...seeds, ...rows]);
-      break;
-    }
-  }
-  return best;
 }

@@ -93,6 +93,11 @@ export type LaunchResult = { ok: true; server: ServerHandle } | { ok: false; out
 export interface Executor {
   /** Servers it can run at once. */
   readonly slots: number;
+  /**
+   * A server left up for a later cell with the same launch would keep resources another slot's
+   * launch waits for (GPU packing: its GPUs), so the run stops each server once its cells are done.
+   */
+  readonly idleServersBlock?: boolean;
   launch(request: LaunchRequest, signal: AbortSignal): Promise<LaunchResult>;
   /** Ends what the executor still holds for the run (jobs of an earlier run that nothing re-attached to); called once, after the run. */
   close?(): Promise<void>;

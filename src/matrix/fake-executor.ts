@@ -13,6 +13,8 @@ import type { Executor, LaunchRequest, LaunchResult } from './executor.js';
 export interface FakeWorldOptions {
   /** Hidden minimal failing interactions, by name: a configuration containing one corrupts. */
   faults: Record<string, string>[];
+  /** Level combinations that hide every fault: a configuration containing one never corrupts. */
+  maskers?: Record<string, string>[];
   /** Chance that one probe round of a corrupt server reports PASS. */
   missRate?: number;
   /** Level combinations whose launch fails (e.g. [{ block_size: "64" }] for a bad flag). */
@@ -102,10 +104,13 @@ export function createFakeWorld(options: FakeWorldOptions): FakeWorld {
     async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
       const server = servers.get(url);
       if (!server) return { outcome: 'probe-error', detail: `fake: no server at ${url}` };
-      const { levels, nth } = server;
+      // a shared server was launched for another cell: the cell's own levels (request-scope ones) decide
+      const levels = context.levels ?? server.levels;
+      const { nth } = server;
       let result: ProbeResult;
       if ((options.probeErrors ?? []).some((p) => contains(levels, p))) result = { outcome: 'probe-error', detail: 'fake: HTTP 500' };
-      else if (!options.faults.some((f) => contains(levels, f))) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
+      else if (!options.faults.some((f) => contains(levels, f)) || (options.maskers ?? []).some((m) => contains(levels, m)))
+        result = { outcome: 'pass', corruptRate: 0, requests: 8 };
       else if (chance(levels, nth, context.round) < (options.missRate ?? 0)) result = { outcome: 'pass', corruptRate: 0, requests: 8 };
       else result = { outcome: 'corrupt', corruptRate: options.corruptRate ?? 0.25, requests: 8 };
       const scorer = context.scorerUrl ? { url: context.scorerUrl, live: servers.has(context.scorerUrl) } : undefined;

@@ -4,7 +4,7 @@
  * with their verified remedies, the factors not involved, launch failures, and the count of
  * launches against exhaustive testing.
  */
-import type { AttributionReport } from './attribution.js';
+import { describeConfirmation, type AttributionReport } from './attribution.js';
 import { outcomeLabel } from './executor.js';
 
 const pct = (x: number | undefined): string => (x === undefined ? '' : `${(x * 100).toFixed(x > 0 && x < 0.1 ? 1 : 0)}%`);
@@ -27,7 +27,7 @@ export function formatAttributionText(report: AttributionReport): string {
   const out: string[] = [];
   const factors = report.factors;
   out.push(
-    `faultline matrix — ${report.plan.file}: ${factors.length} factors, strength ${report.plan.strength}, ${report.plan.confirm > 0 ? `a PASS re-probed ${report.plan.confirm}× before it is believed` : 'a PASS believed at once (confirm: 0)'}`,
+    `faultline matrix — ${report.plan.file}: ${factors.length} factors, strength ${report.plan.strength}, ${describeConfirmation(report.plan)}`,
     '',
     `Reference: ${factors.map((f) => `${f.name}=${f.reference}`).join(' ')}`,
     '',
@@ -56,6 +56,12 @@ export function formatAttributionText(report: AttributionReport): string {
       return;
     }
     out.push(`${title} (verified, ${it.method} from ${it.source}):`, `  ${pairs(it.interaction)}`);
+    const sets = Object.entries(it.levels ?? {});
+    if (sets.some(([, l]) => l.failing.length > 1))
+      out.push(`  every failing level: ${sets.map(([f, l]) => `${f} ∈ {${l.failing.join(', ')}}`).join(' + ')}`);
+    if (sets.length) out.push(`  safe levels: ${sets.map(([f, l]) => `${f} ∈ {${l.safe.join(', ')}}`).join('; ')}`);
+    const open = sets.flatMap(([f, l]) => [...l.unknown.map((v) => `${f}=${v} (no verdict)`), ...l.impossible.map((v) => `${f}=${v} (no valid configuration)`)]);
+    if (open.length) out.push(`  not judged: ${open.join(', ')}`);
     if (Object.keys(it.forced).length) out.push(`  (the constraints force ${pairs(it.forced)} along with it)`);
     out.push(`  fails on the reference background: ${it.minimalCell ?? '?'}`);
     if (it.context) out.push(`  with every other factor changed: ${outcomeLabel(it.context.outcome)} (${it.context.cell})`);
@@ -80,8 +86,20 @@ export function formatAttributionText(report: AttributionReport): string {
     out.push('', `Failing launches NOT examined (localize.max_faults reached): ${report.unexamined.join(', ')}`);
   if (report.launchFailures.length) {
     out.push('', 'Launch failures (no verdict; these cells say nothing about corruption):');
-    for (const lf of report.launchFailures) out.push(`  ${pairs(lf.levels)}: ${lf.cells.join(', ')}`);
+    for (const lf of report.launchFailures)
+      out.push(`  ${[lf.levels, ...(lf.alternatives ?? [])].map(pairs).join(' or ')}: ${lf.cells.join(', ')}`);
   }
+  for (const lc of report.learnedConstraints ?? [])
+    out.push(`Learned: ${pairs(lc.levels)} never launched (${lc.cells.join(', ')}); later launches avoided it.`);
+  const maskers = report.maskers;
+  if (maskers && maskers.declared.length + maskers.learned.length > 0)
+    out.push(
+      '',
+      `Maskers (a PASS with one present tests only the combinations holding it): ${[
+        ...maskers.declared.map((m) => Object.entries(m).map(([f, l]) => `${f}=${l.join('|')}`).join(' + ')),
+        ...maskers.learned.map((m) => `${pairs(m)} (learned: the launches holding interaction and it passed)`),
+      ].join('; ')}`,
+    );
   const l = report.launches;
   out.push(
     '',
@@ -89,13 +107,29 @@ export function formatAttributionText(report: AttributionReport): string {
       (l.reusedFromJournal ? `, ${l.reusedFromJournal} reused from the journal` : '') +
       ` — exhaustive: ${l.exhaustive}; one-factor-at-a-time: ${l.oneFactorAtATime} (blind to interactions)`,
   );
-  out.push(
-    report.coverage.uncoveredByVerdicts === 0
-      ? `Coverage: all ${report.coverage.validTuples} valid ${report.coverage.strength}-way combinations ran with a verdict.`
-      : `Coverage: ${report.coverage.uncoveredByVerdicts} of ${report.coverage.validTuples} valid ${report.coverage.strength}-way combinations ran only in launches without a verdict.`,
-  );
+  out.push(...coverageLines(report.coverage));
   out.push(`Verdict: ${report.verdict}`);
   return `${out.join('\n')}\n`;
+}
+
+const STOP_TEXT: Record<string, string> = {
+  'after-found': 'the run stopped at the first interaction found (coverage.after_found: stop; set it to cover to test them)',
+  'rounds-exhausted': 'their launches gave no verdict, or masked them, in every covering round (coverage.rounds)',
+  'nothing-launchable': 'no launch the constraints and the learned launch failures allow can hold them',
+};
+
+function coverageLines(c: AttributionReport['coverage']): string[] {
+  const t = `${c.strength}-way`;
+  const untestable = c.untestable?.count ?? 0;
+  if (c.uncoveredByVerdicts === 0 && untestable === 0) return [`Coverage: all ${c.validTuples} valid ${t} combinations were tested by launches with a verdict.`];
+  const out = [`Coverage: ${c.tested ?? c.validTuples - c.uncoveredByVerdicts - untestable} of ${c.validTuples} valid ${t} combinations tested by launches with a verdict.`];
+  for (const u of c.untestable?.byCause ?? []) out.push(`  untestable: ${u.count}, because ${u.cause.replace(/^learned: /, '')}`);
+  if (c.uncoveredByVerdicts > 0) {
+    out.push(`  untested: ${c.uncoveredByVerdicts}${c.stoppedBy && STOP_TEXT[c.stoppedBy] ? `: ${STOP_TEXT[c.stoppedBy]}` : ''}`);
+    const ex = c.untested?.examples ?? [];
+    if (ex.length) out.push(`  e.g. ${ex.slice(0, 3).map(pairs).join('; ')}`);
+  }
+  return out;
 }
 
 export function formatAttributionJson(report: AttributionReport): string {

@@ -40,3 +40,23 @@ function mergeInto(target: Obj, source: Obj): void {
     else target[key] = isObj(value) ? structuredClone(value) : value;
   }
 }
+
+/** The request fields of a configuration: its request-scope levels merged in factor order. */
+export function requestFieldsFor(plan: MatrixPlan, config: Config): Record<string, unknown> {
+  const out: Obj = {};
+  config.forEach((v, f) => {
+    if (plan.scopes[f] === 'request') mergeInto(out, plan.fragments[f][v].request);
+  });
+  return out;
+}
+
+/** A text that is the same for two configurations exactly when they launch the same server. */
+export function launchKeyOf(plan: MatrixPlan, config: Config): string {
+  const { argv, env } = buildLaunch(plan, config);
+  return JSON.stringify([argv, Object.entries(env).sort(([a], [b]) => a.localeCompare(b))]);
+}
+
+/** The configuration with every request-scope factor at the given levels (reference ones by default). */
+export function withRequestLevels(plan: MatrixPlan, config: Config, levels: Config = plan.baseline): number[] {
+  return config.map((v, f) => (plan.scopes[f] === 'request' ? levels[f] : v));
+}

@@ -29,7 +29,7 @@ export type Verdict = 'fail' | 'pass' | 'unknown';
 export interface LocalizeEnv {
   constraints: ConstraintSet;
   /** One verdict per configuration; runs them in parallel where it can. `purpose` labels the cells. */
-  test(configs: readonly Config[], purpose: 'search' | 'verify'): Promise<Verdict[]>;
+  test(configs: readonly Config[], purpose: 'search' | 'verify' | 'generalize'): Promise<Verdict[]>;
   /** Tests that can run at once. */
   parallel: number;
   /** choices[factor]: alternatives (role: choice), kept at their reference level by the context check. */

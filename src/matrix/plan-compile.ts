@@ -6,7 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { UserError, type SourceLocation } from '../core/errors.js';
+import type { ConfirmPolicy } from './confirmation.js';
 import { ConstraintSet, findConstraintProblems, type Condition, type Constraint } from './constraints.js';
+import { DEFAULT_SHRINK_WORK } from './covering-shrink.js';
+import { MAX_REQUEST_VARIANTS, requestVariants } from './request-variants.js';
+import type { Masker } from './tested-tuples.js';
 import { compileExecutor } from './executors/executor-compile.js';
 import type { ExecutorData } from './executors/executor-schema.js';
 import { PLACEHOLDERS, type PlanData } from './plan.js';
@@ -19,6 +23,8 @@ export interface LevelFragment {
   argv: string[];
   env: Record<string, string>;
   jsonArgs: JsonArgs;
+  /** Request-scope factors: fields of every probe request. */
+  request: Record<string, unknown>;
   /** GPUs a cell needs with this level (instead of launch.gpus; several multiply). */
   gpus?: number;
 }
@@ -29,6 +35,14 @@ export interface MatrixPlan {
   descriptions: (string | undefined)[];
   /** choices[factor]: the factor's levels are alternatives (role: choice), not a suspect switched on. */
   choices: boolean[];
+  /** scopes[factor]: launch (a server flag) or request (a field of the probe's requests). */
+  scopes: ('launch' | 'request')[];
+  /**
+   * Factors the most-enabled launches and the context check keep at their reference level: the
+   * choices, and the factors of declared maskers (a launch passing because a masker hid the fault
+   * would say nothing).
+   */
+  heldAtReference: boolean[];
   /** fragments[factor][level] */
   fragments: LevelFragment[][];
   /** Where each level was written: locations[factor][level]. */
@@ -51,8 +65,21 @@ export interface MatrixPlan {
   };
   strength: number;
   seed: number;
-  confirm: number;
+  /** How many probe rounds a PASS needs (confirmation.ts). */
+  confirm: ConfirmPolicy;
+  coverage: {
+    /** After a verified interaction from a most-enabled launch: stop, or cover the rest. */
+    afterFound: 'stop' | 'cover';
+    /** Extra covering rounds for combinations whose launches gave no verdict. */
+    rounds: number;
+    /** Work budget of each covering array's shrinking pass. */
+    shrinkWork: number;
+  };
+  /** Levels known to hide other faults (coverage.maskers). */
+  maskers: Masker[];
   probe: Record<string, unknown>;
+  /** Where each `probe:` key was written (and the block itself under ''), for errors about them. */
+  probeAt: Record<string, SourceLocation>;
   /** Where cells run (executors/executor-schema.ts); local.parallel defaults to one slot per listed GPU. */
   executor: ExecutorData;
   maxFaults: number;
@@ -78,10 +105,12 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
   const fragments = names.map((name, f) =>
     levels[f].map((level) => {
       const raw = data.factors[name].levels[level] ?? {};
-      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, ...(raw.gpus !== undefined ? { gpus: raw.gpus } : {}) };
+      return { argv: raw.argv ?? [], env: raw.env ?? {}, jsonArgs: (raw.json_args ?? {}) as JsonArgs, request: raw.request ?? {}, ...(raw.gpus !== undefined ? { gpus: raw.gpus } : {}) };
     }),
   );
   const levelLocations = names.map((name, f) => levels[f].map((level) => yaml.keyAt(['factors', name, 'levels', level])));
+  const scopes = names.map((name) => data.factors[name].scope);
+  checkScopes(names, levels, scopes, fragments, err);
 
   const factorIndex = (path: DataPath, name: string): number => {
     const f = names.indexOf(name);
@@ -94,20 +123,21 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     return v;
   };
 
+  /** `factor: level | [levels]` mappings (constraint sides, maskers) → conditions. */
+  const conditionsAt = (at: DataPath, written: Record<string, string[]>): Condition[] =>
+    Object.entries(written).map(([name, wanted]) => {
+      const f = factorIndex([...at, name], name);
+      const allowed = levels[f].map(() => false);
+      wanted.forEach((level, j) => {
+        const path = wanted.length === 1 && !Array.isArray(yamlValue(yaml, [...at, name])) ? [...at, name] : [...at, name, j];
+        allowed[levelIndex(path, f, level)] = true;
+      });
+      return { factor: f, allowed };
+    });
+
   // Constraints.
   const compiled: Constraint[] = data.constraints.map((c, i) => {
-    const conditions = (side: 'forbid' | 'if' | 'then'): Condition[] =>
-      Object.entries(c[side] ?? {}).map(([name, wanted]) => {
-        const f = factorIndex(['constraints', i, side, name], name);
-        const allowed = levels[f].map(() => false);
-        wanted.forEach((level, j) => {
-          const path = wanted.length === 1 && !Array.isArray(yamlValue(yaml, ['constraints', i, side, name]))
-            ? ['constraints', i, side, name]
-            : ['constraints', i, side, name, j];
-          allowed[levelIndex(path, f, level)] = true;
-        });
-        return { factor: f, allowed };
-      });
+    const conditions = (side: 'forbid' | 'if' | 'then'): Condition[] => conditionsAt(['constraints', i, side], c[side] ?? {});
     const show = (side: 'forbid' | 'if' | 'then') =>
       Object.entries(c[side] ?? {})
         .map(([n, l]) => `${n}=${l.join('|')}`)
@@ -116,6 +146,15 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     return c.forbid
       ? { kind: 'forbid', when: conditions('forbid'), then: [], label: `forbid ${show('forbid')}`, at }
       : { kind: 'implies', when: conditions('if'), then: conditions('then'), label: `if ${show('if')} then ${show('then')}`, at };
+  });
+  compiled.forEach((c, i) => {
+    const mentioned = new Set([...c.when, ...c.then].map((x) => scopes[x.factor]));
+    if (mentioned.size > 1)
+      throw err(
+        ['constraints', i],
+        `the constraint "${c.label}" ties a launch-scope factor to a request-scope one`,
+        'constraints stay within one scope: every request-level combination is probed on each launch, whatever its flags',
+      );
   });
   for (const problem of findConstraintProblems(space, compiled)) {
     const i = compiled.indexOf(problem.culprit);
@@ -132,6 +171,15 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     );
   }
   const constraints = new ConstraintSet(space, compiled);
+  const variants = requestVariants({ scopes, space, constraints }).length;
+  if (variants > MAX_REQUEST_VARIANTS)
+    throw err(
+      ['factors'],
+      `the request-scope factors have ${variants} level combinations; each is probed on every launch that needs it and recorded from the reference`,
+      `keep them at ${MAX_REQUEST_VARIANTS} or fewer (fewer levels, or fewer request-scope factors)`,
+      true,
+    );
+  const maskers = data.coverage.maskers.map((m, i) => conditionsAt(['coverage', 'maskers', i], m));
 
   // Reference: its levels are the baseline (safe values).
   const baseline = names.map(() => 0);
@@ -186,6 +234,8 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     space,
     descriptions: names.map((n) => data.factors[n].description),
     choices: names.map((n) => data.factors[n].role === 'choice'),
+    scopes,
+    heldAtReference: names.map((n, f) => data.factors[n].role === 'choice' || maskers.some((m) => m.some((c) => c.factor === f))),
     fragments,
     levelLocations,
     constraints,
@@ -205,12 +255,44 @@ export function compilePlan(data: PlanData, yaml: LocatedYaml, text: string): Ma
     },
     strength: Math.min(data.strength, names.length),
     seed: data.seed,
-    confirm: data.confirm,
+    confirm: data.confirm === 'auto' ? { kind: 'auto', missRate: data.miss_rate } : { kind: 'fixed', reprobes: data.confirm },
+    coverage: {
+      afterFound: data.coverage.after_found,
+      rounds: data.coverage.rounds,
+      shrinkWork: Math.round(DEFAULT_SHRINK_WORK * data.coverage.shrink_effort),
+    },
+    maskers,
     probe: data.probe,
+    probeAt: Object.fromEntries([
+      ['', yaml.at(['probe'])],
+      ...yaml.keysAt(['probe']).map((key) => [key, yaml.at(['probe', key])] as const),
+    ]),
     executor,
     maxFaults: data.localize.max_faults,
     hash: createHash('sha256').update(text).digest('hex'),
   };
+}
+
+/** A request-scope level changes only requests, a launch-scope level only the launch. */
+function checkScopes(
+  names: readonly string[],
+  levels: readonly (readonly string[])[],
+  scopes: readonly ('launch' | 'request')[],
+  fragments: LevelFragment[][],
+  err: (path: DataPath, message: string, hint: string, key?: boolean) => UserError,
+): void {
+  names.forEach((name, f) =>
+    levels[f].forEach((level, v) => {
+      const fr = fragments[f][v];
+      const at = ['factors', name, 'levels', level];
+      if (scopes[f] === 'request') {
+        const launchKey = fr.argv.length ? 'argv' : Object.keys(fr.env).length ? 'env' : Object.keys(fr.jsonArgs).length ? 'json_args' : fr.gpus !== undefined ? 'gpus' : undefined;
+        if (launchKey)
+          throw err([...at, launchKey], `factor "${name}" has scope: request, but its level "${level}" changes the launch (${launchKey})`, 'a request-scope level sets only `request:` fields; make the factor scope: launch to vary a flag', true);
+      } else if (Object.keys(fr.request).length)
+        throw err([...at, 'request'], `level "${level}" of factor "${name}" sets request fields, but the factor has scope: launch`, 'add `scope: request` to the factor (its levels then change requests, not launches)', true);
+    }),
+  );
 }
 
 function yamlValue(yaml: LocatedYaml, path: DataPath): unknown {

@@ -40,7 +40,7 @@ test('the seed-like fixture compiles: space, baseline, constraints, defaults', (
   assert.deepEqual(plan.space.levels[2], ['na', '3', '7']);
   assert.deepEqual(plan.baseline, [0, 0, 0, 0, 0, 0, 0, 0]);
   assert.equal(plan.strength, 3);
-  assert.equal(plan.confirm, 2);
+  assert.deepEqual(plan.confirm, { kind: "fixed", reprobes: 2 });
   assert.equal(plan.launch.readyTimeoutMs, 60_000);
   assert.equal(plan.launch.stopTimeoutMs, 10_000);
   assert.equal(plan.constraints.countValid(), 2 ** 6 * 5); // spec×spec_k: off/na + 2×2

@@ -22,6 +22,9 @@ export const levelFragmentSchema = z
       .record(z.string().regex(/^--/, 'a JSON-valued flag, e.g. --attention-config'), jsonObject)
       .optional()
       .describe('JSON-valued flags: objects from all chosen levels (and launch.json_args) are deep-merged into one argument.'),
+    request: jsonObject
+      .optional()
+      .describe('scope: request only — fields every probe request carries at this level, e.g. { repetition_penalty: 1.3 }.'),
     gpus: z
       .number()
       .int()
@@ -30,7 +33,7 @@ export const levelFragmentSchema = z
       .optional()
       .describe('GPUs a cell needs when this level is chosen (e.g. tensor parallel 2 → 2), instead of launch.gpus; levels of several factors that set it multiply (TP × PP).'),
   })
-  .describe('Launch fragment of one level; an empty mapping (or nothing) adds nothing.');
+  .describe('What one level adds: to the launch (argv, env, json_args) or, for a request-scope factor, to each probe request (request); an empty mapping (or nothing) adds nothing.');
 
 export const factorSchema = z
   .strictObject({
@@ -38,6 +41,12 @@ export const factorSchema = z
     levels: z
       .record(z.string(), levelFragmentSchema.nullable())
       .describe('Level name → fragment, in order. The first level is the safe value unless reference.levels says otherwise.'),
+    scope: z
+      .enum(['launch', 'request'])
+      .default('launch')
+      .describe(
+        'launch: a server flag (each level combination is a launch); request: a request parameter (sampling penalties, logprobs, …) varied over the probe requests of one launch — it costs requests, never a launch.',
+      ),
     role: z
       .enum(['suspect', 'choice'])
       .default('suspect')
@@ -99,12 +108,44 @@ export const planSchema = z
     strength: z.number().int().min(2).max(4).default(3).describe('t of the t-way covering array.'),
     seed: z.number().int().min(0).default(1),
     confirm: z
+      .union([z.literal('auto'), z.number().int().min(0).max(10)])
+      .default('auto')
+      .describe(
+        'Re-probes of a PASS on the same server before it is believed (a FAIL is trusted). auto: as many as a sequential test on miss_rate needs for why the cell runs (more during localization, usually none for covering rows); a number: that many for every PASS.',
+      ),
+    miss_rate: z
       .number()
-      .int()
-      .min(0)
-      .max(10)
-      .default(2)
-      .describe('Re-probes of a PASS on the same server before it is believed (a FAIL is trusted).'),
+      .gt(0)
+      .lt(1)
+      .default(0.05)
+      .describe(
+        "Chance that one probe round of a corrupt server says PASS (confirm: auto). The default is the probe's own error rate: a server corrupting at least target_rate of its requests passes a round with probability ≤ 5 %.",
+      ),
+    coverage: z
+      .strictObject({
+        after_found: z
+          .enum(['stop', 'cover'])
+          .default('stop')
+          .describe(
+            'stop: once a most-enabled launch failed and its interaction is verified, do not run the covering array (the report lists the t-way combinations left untested); cover: run it anyway, rows avoiding the interactions found, to look for more.',
+          ),
+        rounds: z
+          .number()
+          .int()
+          .min(0)
+          .max(10)
+          .default(3)
+          .describe('Extra covering rounds for t-way combinations whose launches gave no verdict (a level that never launches becomes a learned constraint).'),
+        shrink_effort: z.number().positive().max(100).default(1).describe('Multiplies the covering-array shrinking budget (1: about a second of one core).'),
+        maskers: z
+          .array(z.record(z.string(), words))
+          .default([])
+          .describe(
+            'Levels known to hide other faults (e.g. a drafter that rarely drafts deep): a PASS with one present tests only the combinations that include it; the others get launches without it.',
+          ),
+      })
+      .default({ after_found: 'stop', rounds: 3, shrink_effort: 1, maskers: [] })
+      .describe('How the t-way coverage is run and counted.'),
     probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
     executor: executorSchema,
     localize: z

@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { UserError } from '../core/errors.js';
+import { UserError, type SourceLocation } from '../core/errors.js';
+import { trialsForZeroEventBound } from '../oracle/binomial.js';
 import { recordGolden } from '../probe/record.js';
 import type { Recording } from '../probe/recording.js';
 import { runProbe, type ProbeConfig, type ProbeReport } from '../probe/run.js';
@@ -28,7 +29,13 @@ export const probeOptionsSchema = z.strictObject({
   suite: z.enum(SUITE_NAMES.filter((s) => s !== 'file') as ['window-crossing', 'short']).default('window-crossing'),
   window: z.number().int().positive().optional().describe("The model's sliding window in tokens (the suites need it)."),
   page_size: z.number().int().positive().default(16),
-  requests: z.number().int().min(1).max(10_000).default(16),
+  requests: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe('Requests per probe round (default: the fewest a PASS at target_rate needs; fewer are refused).'),
   max_tokens: z.number().int().min(1).max(100_000).default(64),
   concurrency: z.number().int().min(1).max(256).default(4),
   seed: z.number().int().min(0).default(0),
@@ -43,10 +50,13 @@ export const probeOptionsSchema = z.strictObject({
     .describe('CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).'),
   prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
 });
-export type MatrixProbeOptions = z.output<typeof probeOptionsSchema>;
+export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests'> & { requests: number };
 
-/** Validates the plan's probe options up front, so a typo fails before any server starts. */
-export function parseProbeOptions(raw: Record<string, unknown>, planFile: string): MatrixProbeOptions {
+/**
+ * Validates the plan's probe options up front, so a typo — or a probe that can never say PASS —
+ * fails before any server starts. `at` gives where each key was written (MatrixPlan.probeAt).
+ */
+export function parseProbeOptions(raw: Record<string, unknown>, planFile: string, at: Record<string, SourceLocation> = {}): MatrixProbeOptions {
   const parsed = probeOptionsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -61,8 +71,32 @@ export function parseProbeOptions(raw: Record<string, unknown>, planFile: string
       code: 'E_PLAN_PROBE',
       hint: "the window-crossing and short suites need the model's sliding window, e.g. probe: {window: 128}",
     });
-  return parsed.data;
+  const needed = requestsForClean(parsed.data.target_rate);
+  const requests = parsed.data.requests ?? needed;
+  if (requests < needed)
+    throw new UserError(
+      `probe.requests is ${requests}, but a PASS at target_rate ${parsed.data.target_rate} needs at least ${needed} clean requests: every cell would end PROBE-ERROR`,
+      {
+        code: 'E_PLAN_PROBE',
+        at: at.requests ?? at.target_rate ?? at[''],
+        hint: `set probe.requests to ${needed} or more (or leave it out), or raise probe.target_rate (CLEAN bounds the corrupt-request rate below it at ${pctText(DEFAULT_SEQUENTIAL.confidence)} confidence)`,
+      },
+    );
+  return { ...parsed.data, requests };
 }
+
+/** Clean requests in a row the sequential test needs before it says CLEAN (the rule of three, generalized). */
+export function requestsForClean(targetRate: number): number {
+  return trialsForZeroEventBound(targetRate, 1 - DEFAULT_SEQUENTIAL.confidence);
+}
+
+/** The options as the probe runs them (already validated by parseProbeOptions when the plan loaded). */
+function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
+  const o = probeOptionsSchema.parse(raw);
+  return { ...o, requests: o.requests ?? requestsForClean(o.target_rate) };
+}
+
+const pctText = (x: number): string => `${Math.round(x * 100)}%`;
 
 /** What captureReference returns and the journal keeps: one golden per probe round. */
 export interface ReferenceGoldens {
@@ -70,8 +104,8 @@ export interface ReferenceGoldens {
 }
 
 export interface EngineProbeOptions {
-  /** Re-probes of a PASS (plan.confirm): the reference is recorded confirm + 1 times. */
-  confirm: number;
+  /** Probe rounds a PASS can need at most (maxPassRounds of plan.confirm): one golden each. */
+  rounds: number;
   /** The plan's directory: prompt_text is relative to it. */
   planDir: string;
 }
@@ -131,12 +165,12 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     return corpus;
   };
   return {
-    async captureReference(url, raw, signal): Promise<ReferenceGoldens> {
-      const o = probeOptionsSchema.parse(raw);
+    async captureReference(url, raw, signal, request): Promise<ReferenceGoldens> {
+      const o = withDefaults(raw);
       const rounds: Recording[] = [];
-      for (let round = 0; round <= options.confirm; round++) {
+      for (let round = 0; round < options.rounds; round++) {
         if (signal.aborted) throw new Error('interrupted');
-        const rec = await recordGolden(probeConfig(url, o, corpusFor(o), o.seed + round));
+        const rec = await recordGolden({ ...probeConfig(url, o, corpusFor(o), o.seed + round), ...(request ? { requestFields: request } : {}) });
         if (rec.failed > 0)
           throw new Error(`${rec.failed} of the reference's requests failed (round ${round}): ${rec.errors.slice(0, 3).join('; ')}`);
         rounds.push(rec.recording);
@@ -145,12 +179,13 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     },
 
     async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
-      const o = probeOptionsSchema.parse(context.options);
+      const o = withDefaults(context.options);
       const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
       const recording = goldens?.[context.round];
       if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
       const probing = runProbe({
         ...probeConfig(url, o, '', recording.seed),
+        ...(context.request ? { requestFields: context.request } : {}),
         golden: { path: '(matrix reference)', recording },
         ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
       });

@@ -19,9 +19,12 @@ const kernelDefect = { fp8_kv: 'on', spec_k: '7', q_quant: 'disabled' };
 // The scale-bookkeeping defect: FP8 KV × Q quantization disabled, with or without speculation.
 const scaleDefect = { fp8_kv: 'on', q_quant: 'disabled' };
 
-async function simulate(world: FakeWorldOptions, extra: { slots?: number } = {}) {
+/** The same plan with `coverage.after_found: cover`: the covering rounds run after an interaction is found. */
+const coverAll = { ...plan, coverage: { ...plan.coverage, afterFound: 'cover' as const } };
+
+async function simulate(world: FakeWorldOptions, extra: { slots?: number; plan?: typeof plan } = {}) {
   const fake = createFakeWorld({ ...world, slots: extra.slots ?? world.slots });
-  const run = await runMatrix({ plan, executor: fake.executor, probe: fake.probe, shrinkSteps: 3000 });
+  const run = await runMatrix({ plan: extra.plan ?? plan, executor: fake.executor, probe: fake.probe, shrinkSteps: 3000 });
   return { fake, run, report: buildAttribution(run) };
 }
 
@@ -56,8 +59,8 @@ test('the scale defect in the same space is found as the 2-way interaction it is
   assert.ok(report.notInvolved.some((n) => n.factor === 'spec'));
 });
 
-test('both defects at once: two interactions, each verified', async () => {
-  const { report } = await simulate({ faults: [kernelDefect, { fp8_kv: 'on', block_size: '32', eager: 'on' }] });
+test('both defects at once: with after_found cover, two interactions, each verified', async () => {
+  const { report } = await simulate({ faults: [kernelDefect, { fp8_kv: 'on', block_size: '32', eager: 'on' }] }, { plan: coverAll });
   const found = report.interactions.filter((i) => i.status === 'verified').map((i) => i.interaction);
   assert.equal(found.length, 2, JSON.stringify(report.interactions));
   assert.ok(found.some((i) => JSON.stringify(i) === JSON.stringify(kernelDefect)));
@@ -79,7 +82,9 @@ test('a level that cannot launch is launch-failed — never pass or corrupt — 
   assert.ok(withBad.every((c) => c.outcome === 'launch-failed' && c.probeRounds === 0));
   assert.deepEqual(report.launchFailures.map((l) => l.levels), [{ block_size: '32' }]);
   assert.equal(report.verdict, 'inconclusive'); // block_size=32 combinations were never judged
-  assert.ok(report.coverage.uncoveredByVerdicts > 0);
+  assert.deepEqual(report.learnedConstraints?.map((l) => l.levels), [{ block_size: '32' }]);
+  assert.ok((report.coverage.untestable?.count ?? 0) > 0, 'the combinations with block_size=32 are untestable, and said so');
+  assert.equal(report.coverage.uncoveredByVerdicts, 0, 'every other combination was tested by a launch that came up');
 });
 
 test('probe errors and timeouts stay distinct outcomes', async () => {

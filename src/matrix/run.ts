@@ -2,10 +2,16 @@
  * One matrix run, start to finish, with the server launcher and the probe passed in:
  *
  * 1. the reference: launched once (or a fixed URL) and recorded by the probe;
- * 2. the maximal configurations (all suspects on, one per exclusive choice);
- * 3. the strength-t covering array, seeded with what already ran;
- * 4. localization of each failing row not explained by an interaction already found
- *    (fewest non-reference levels first), with verification and a context check.
+ * 2. the maximal configurations (all suspects on, one per exclusive choice); when some never
+ *    launch, the levels to blame are learned and the maximal configurations redone without them;
+ * 3. localization of each failing one at once (research note §2.3: detect with the most-enabled
+ *    launch, isolate by binary search), with verification, a context check and level
+ *    generalization (run-search.ts);
+ * 4. unless an interaction was found and `coverage.after_found` is stop: covering rounds of
+ *    strength t over the valid combinations not tested yet (tested-tuples.ts: launches without a
+ *    verdict, masked passes and fault-hidden failures test nothing), each row avoiding the
+ *    levels that never launch and the interactions found; failing rows are localized after
+ *    each round. Later rounds re-cover what earlier ones left without a verdict.
  *
  * Every cell goes through the CellRunner (journal, memo, confirmation, slots), so a resumed
  * run replays the same decisions from the journal and launches only what is missing.
@@ -14,15 +20,20 @@ import { UserError } from '../core/errors.js';
 import type { MatrixProbe } from './cell-probe.js';
 import type { CellResult } from './cell-result.js';
 import { CellRunner, RunInterrupted } from './cells.js';
-import { buildCoveringArray, type CoveringArray } from './covering.js';
-import { checkCoverage, type CoverageCheck } from './covering-check.js';
-import { isConclusive, type Executor, type ServerHandle } from './executor.js';
+import { buildCoveringArray } from './covering.js';
+import { coveringRound, withReference, type CoveringRound } from './covering-round.js';
+import type { Executor, ServerHandle } from './executor.js';
 import type { Journal, JournalRecord } from './journal.js';
-import { buildLaunch } from './launch-spec.js';
-import { localizeFailure, type Localization, type Verdict } from './localize.js';
+import { buildLaunch, launchKeyOf, requestFieldsFor } from './launch-spec.js';
 import { maximalConfigurations } from './maximal.js';
 import type { MatrixPlan } from './plan-compile.js';
+import { FailureSearch, type LocalizedFault } from './run-search.js';
 import { configKey, configLevels, type Config } from './space.js';
+import { countingRows, summarizeCoverage, testedPredicate, type CoverageSummary } from './tested-tuples.js';
+import type { LearnedLaunchConstraint } from './launch-learning.js';
+import { captureVariants, hasRequestScope, referenceFor, siblingsOf } from './request-variants.js';
+
+export type { LocalizedFault } from './run-search.js';
 
 export type RunEvent =
   | { type: 'phase'; phase: 'reference' | 'maximal' | 'covering' | 'localize' | 'done'; detail: string }
@@ -37,16 +48,10 @@ export interface MatrixRunOptions {
   resumed?: readonly JournalRecord[];
   signal?: AbortSignal;
   onEvent?: (event: RunEvent) => void;
-  /** Covering-array local-search budget (tests lower it). */
+  /** Covering-array local-search steps at most (tests pin it). */
   shrinkSteps?: number;
-  /** Builds the covering array (simulations pass a memoized one). */
+  /** Builds the covering arrays (simulations pass a memoized one). */
   coveringArray?: typeof buildCoveringArray;
-}
-
-export interface LocalizedFault {
-  /** The failing cell the search started from. */
-  source: string;
-  result: Localization;
 }
 
 export interface MatrixRun {
@@ -54,7 +59,10 @@ export interface MatrixRun {
   /** Launches for the reference (0 with a fixed URL or when resumed). */
   referenceLaunches: number;
   maximal: number[][];
-  covering: CoveringArray;
+  /** The covering rounds that ran (none when the run stopped at an interaction found first). */
+  coveringRounds: CoveringRound[];
+  /** Why no (further) covering round ran. */
+  coverageStop: 'complete' | 'after-found' | 'rounds-exhausted' | 'nothing-launchable';
   /** Every cell, in the order the run asked for it. */
   cells: CellResult[];
   localizations: LocalizedFault[];
@@ -62,11 +70,15 @@ export interface MatrixRun {
   explained: Record<string, number>;
   /** Failing cells left alone because localize.max_faults was reached. */
   unexamined: string[];
+  /** Level combinations that never launched, learned from the cells. */
+  learned: LearnedLaunchConstraint[];
+  /** Maskers learned (declared ones are in the plan). */
+  learnedMaskers: { factor: number; level: number }[];
   launches: { total: number; thisRun: number; reused: number };
   /** Exhaustive testing would need this many launches. */
   validConfigurations: number;
-  /** t-way coverage by cells with a verdict (launch failures and probe errors cover nothing). */
-  conclusiveCoverage: CoverageCheck;
+  /** t-way coverage by cells whose verdict could show a fault in each combination. */
+  coverage: CoverageSummary;
 }
 
 export async function runMatrix(options: MatrixRunOptions): Promise<MatrixRun> {
@@ -105,6 +117,8 @@ interface ReferenceState {
   scorerUrl?: string;
   /** The launched reference, when it stays up for the run. */
   kept?: ServerHandle;
+  /** The launched reference when it does not stay up as a scorer: cells at its launch arguments may run on it. */
+  handoff?: ServerHandle;
 }
 
 /**
@@ -116,7 +130,7 @@ async function startReference(options: MatrixRunOptions, stored: unknown, finish
   if (plan.reference.kind === 'url') {
     const url = plan.reference.url;
     if (stored !== undefined) return { data: stored, launches: 0, scorerUrl: url };
-    const data = await capture(probe, url, plan, signal);
+    const data = await captureVariants(plan, (request) => capture(probe, url, plan, signal, request));
     journal?.append({ type: 'reference', url, data, at: new Date().toISOString() });
     return { data, launches: 0, scorerUrl: url };
   }
@@ -144,17 +158,14 @@ async function startReference(options: MatrixRunOptions, stored: unknown, finish
   let data = stored;
   try {
     if (data === undefined) {
-      data = await capture(probe, server.baseUrl, plan, signal);
+      data = await captureVariants(plan, (request) => capture(probe, server.baseUrl, plan, signal, request));
       journal?.append({ type: 'reference', data, at: new Date().toISOString() });
     }
   } catch (e) {
     await server.stop();
     throw e;
   }
-  if (!keepAlive) {
-    await server.stop();
-    return { data, launches: 1 };
-  }
+  if (!keepAlive) return { data, launches: 1, handoff: server };
   return { data, launches: 1, scorerUrl: server.baseUrl, kept: server };
 }
 
@@ -163,127 +174,126 @@ async function runCells(options: MatrixRunOptions, ref: ReferenceState): Promise
   const signal = options.signal ?? new AbortController().signal;
   const emit = options.onEvent ?? (() => {});
   const resumed = options.resumed ?? [];
-  const referenceLaunches = ref.launches;
-  const reference = ref.data;
 
   const runner = new CellRunner({
     space: plan.space,
     launchFor: (config) => buildLaunch(plan, config),
+    launchKey: (config) => launchKeyOf(plan, config),
+    requestFor: (config) => requestFieldsFor(plan, config),
+    ...(hasRequestScope(plan) ? { siblingsOf: (config: Config) => siblingsOf(plan, config) } : {}),
     executor,
     probe,
     probeOptions: plan.probe,
-    reference,
+    referenceFor: (config) => referenceFor(plan, ref.data, config),
     ...(ref.scorerUrl ? { scorerUrl: ref.scorerUrl } : {}),
-    confirm: plan.confirm,
     journal,
     previous: resumed.flatMap((r) => (r.type === 'cell' ? [r.cell] : [])),
     signal,
     onCell: (cell, reused) => emit({ type: 'cell', cell, reused }),
   });
+  if (ref.handoff) runner.adopt(launchKeyOf(plan, plan.baseline), ref.handoff, 'reference');
+  try {
+    return await searchAndCover(options, ref, runner);
+  } finally {
+    await runner.close();
+  }
+}
 
-  // 2. Maximal configurations.
-  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.choices);
-  emit({ type: 'phase', phase: 'maximal', detail: `${maximal.length} most-enabled configuration(s)` });
-  const maximalCells = await runner.runAll(maximal, 'maximal');
+async function searchAndCover(options: MatrixRunOptions, ref: ReferenceState, runner: CellRunner): Promise<MatrixRun> {
+  const { plan, executor, journal } = options;
+  const emit = options.onEvent ?? (() => {});
+  const search = new FailureSearch(plan, runner, executor.slots, (cell) =>
+    emit({ type: 'phase', phase: 'localize', detail: `localizing the failure of ${cell.id}` }),
+  );
 
-  // 3. Covering array, seeded with the reference (clean by definition) and what has a verdict.
-  const seeds: Config[] = [
-    ...(plan.reference.kind === 'launch' ? [plan.baseline] : []),
-    ...maximalCells.filter((c) => isConclusive(c.outcome)).map((c) => c.config),
-  ];
-  const covering = (options.coveringArray ?? buildCoveringArray)(plan.space, {
-    strength: plan.strength,
-    constraints: plan.constraints,
-    seedRows: dedupe(seeds),
-    preferredLevels: plan.baseline,
-    seed: plan.seed,
-    shrinkSteps: options.shrinkSteps,
-  });
-  emit({ type: 'phase', phase: 'covering', detail: `strength ${covering.strength}: ${covering.rows.length} new configuration(s)` });
-  const coveringCells = await runner.runAll(covering.rows, 'covering');
-
-  // 4. Localization of failing rows.
-  const localizations: LocalizedFault[] = [];
-  const explained: Record<string, number> = {};
-  const unexamined: string[] = [];
-  const nonReference = (c: Config) => c.filter((v, f) => v !== plan.baseline[f]).length;
-  const failing = [...maximalCells, ...coveringCells]
-    .filter((c) => c.outcome === 'corrupt')
-    .sort((a, b) => nonReference(a.config) - nonReference(b.config));
-  // A FAIL is trusted: once any launch of a configuration corrupted, that configuration fails.
-  const failed = new Set<string>();
-  const consultedBySearch = new Set<string>();
-  const verdictOf = (cell: CellResult): Verdict =>
-    cell.outcome === 'corrupt' || failed.has(configKey(cell.config)) ? 'fail' : cell.outcome === 'pass' ? 'pass' : 'unknown';
-  const env = {
-    constraints: plan.constraints,
-    parallel: executor.slots,
-    choices: plan.choices,
-    test: async (configs: readonly Config[], purpose: 'search' | 'verify') => {
-      const cells = await runner.runAll(configs, purpose === 'search' ? 'localize' : 'verify');
-      if (purpose === 'search') for (const c of configs) consultedBySearch.add(configKey(c));
-      else {
-        // A PASS that verification leans on but that ran earlier (in the array, or in the search
-        // it is meant to check) gets a second, separate launch: one missed corruption there would
-        // otherwise be both the wrong turn and its own confirmation.
-        const reused = cells.filter(
-          (c) => verdictOf(c) === 'pass' && (c.phase !== 'verify' || consultedBySearch.has(configKey(c.config))),
-        );
-        const rechecks = await Promise.all(reused.map((c) => runner.run(c.config, 'verify', c.id)));
-        for (const r of rechecks) if (r.outcome === 'corrupt') failed.add(configKey(r.config));
-      }
-      return cells.map(verdictOf);
-    },
-  };
-  for (const cell of failing) {
-    const by = localizations.findIndex(
-      (l) => l.result.status === 'found' && l.result.interaction.every((a) => cell.config[a.factor] === a.level),
+  // 2. Maximal configurations; redone while launches teach which levels never come up.
+  const maximal: number[][] = [];
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const fresh = maximalConfigurations(search.constraints(), plan.baseline, plan.heldAtReference).filter(
+      (c) => !maximal.some((m) => configKey(m) === configKey(c)),
     );
-    if (by >= 0) {
-      explained[cell.id] = by;
-      continue;
+    if (fresh.length === 0) break;
+    emit({ type: 'phase', phase: 'maximal', detail: `${fresh.length} most-enabled configuration(s)` });
+    maximal.push(...fresh);
+    const cells = await runner.runAll(fresh, 'maximal', search.rounds('maximal'));
+    const learnedBefore = search.learned.length;
+    await search.learn();
+    await search.localizeFailures(cells);
+    if (search.learned.length === learnedBefore || !cells.some((c) => c.outcome === 'launch-failed' || c.outcome === 'timeout')) break;
+  }
+
+  // 3. Covering rounds over what is not tested yet.
+  const coveringRounds: CoveringRound[] = [];
+  let coverageStop: MatrixRun['coverageStop'] = 'rounds-exhausted';
+  for (let round = 0; round <= plan.coverage.rounds; round++) {
+    if (search.found().length > 0 && plan.coverage.afterFound === 'stop') {
+      coverageStop = 'after-found';
+      break;
     }
-    if (localizations.length >= plan.maxFaults) {
-      unexamined.push(cell.id);
-      continue;
+    const cells = await runner.results();
+    const built = coveringRound(plan, search, cells, round, options);
+    if (built.rows.length === 0) {
+      coverageStop = built.untested === 0 ? 'complete' : 'nothing-launchable';
+      break;
     }
-    emit({ type: 'phase', phase: 'localize', detail: `localizing the failure of ${cell.id}` });
-    const result = await localizeFailure(env, cell.config, plan.baseline);
-    const same = localizations.findIndex((l) => l.result.status === 'found' && sameInteraction(l.result, result));
-    if (result.status === 'found' && same >= 0) explained[cell.id] = same;
-    else localizations.push({ source: cell.id, result });
+    coveringRounds.push(built);
+    emit({
+      type: 'phase',
+      phase: 'covering',
+      detail: `round ${round + 1}, strength ${plan.strength}: ${built.rows.length} new configuration(s) for ${built.untested} combination(s) not tested yet`,
+    });
+    // In waves of one row per slot: with after_found stop, the first failing row is localized at
+    // once and the rest of the round is not launched (research note §2.3: stop at the first
+    // failing test, as binary splitting does).
+    const stopEarly = plan.coverage.afterFound === 'stop';
+    const wave = stopEarly ? Math.max(1, executor.slots) : built.rows.length;
+    for (let at = 0; at < built.rows.length; at += wave) {
+      const ran = await runner.runAll(built.rows.slice(at, at + wave), 'covering', search.rounds('covering'));
+      await search.learn();
+      await search.localizeFailures(ran);
+      await search.learn(); // maskers follow from the interactions just found
+      if (stopEarly && search.found().length > 0) break;
+    }
   }
 
   const cells = await runner.results();
-  const conclusive = cells.filter((c) => isConclusive(c.outcome)).map((c) => c.config);
-  const conclusiveCoverage = checkCoverage(plan.space, plan.constraints, covering.strength, [
-    ...(plan.reference.kind === 'launch' ? [plan.baseline] : []),
-    ...conclusive,
-  ]);
+  const found = search.found();
+  const tested = testedPredicate(countingRows(withReference(plan, cells), found, search.maskers()), found);
+  const coverage = summarizeCoverage(
+    plan.space,
+    plan.constraints,
+    search.learned.map((l) => ({ label: l.constraint.label, constraint: l.constraint })),
+    plan.strength,
+    tested,
+  );
   journal?.append({ type: 'done', at: new Date().toISOString() });
   emit({ type: 'phase', phase: 'done', detail: `${cells.length} cell(s)` });
   return {
     plan,
-    referenceLaunches,
+    referenceLaunches: ref.launches,
     maximal,
-    covering,
+    coveringRounds,
+    coverageStop,
     cells,
-    localizations,
-    explained,
-    unexamined,
+    localizations: search.localizations,
+    explained: search.explained,
+    unexamined: search.unexamined,
+    learned: search.learned,
+    learnedMaskers: search.learnedMaskers,
     launches: {
-      total: cells.length + (plan.reference.kind === 'launch' ? 1 : 0),
-      thisRun: runner.launched + referenceLaunches,
+      // cells that ran on a server another cell launched cost no launch
+      total: cells.filter((c) => !c.reusedServer).length + (plan.reference.kind === 'launch' ? 1 : 0),
+      thisRun: runner.launched + ref.launches,
       reused: runner.reusedCount,
     },
     validConfigurations: plan.constraints.countValid(),
-    conclusiveCoverage,
+    coverage,
   };
 }
 
-async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal: AbortSignal): Promise<unknown> {
+async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal: AbortSignal, request?: Record<string, unknown>): Promise<unknown> {
   try {
-    return await probe.captureReference(url, plan.probe, signal);
+    return await probe.captureReference(url, plan.probe, signal, request);
   } catch (e) {
     if (signal.aborted) throw new RunInterrupted();
     throw new UserError(`could not record the reference outputs from ${url}: ${(e as Error)?.message ?? String(e)}`, {
@@ -293,17 +303,3 @@ async function capture(probe: MatrixProbe, url: string, plan: MatrixPlan, signal
   }
 }
 
-function sameInteraction(a: Localization, b: Localization): boolean {
-  const text = (l: Localization) => JSON.stringify(l.interaction);
-  return text(a) === text(b);
-}
-
-function dedupe(rows: Config[]): Config[] {
-  const seen = new Set<string>();
-  return rows.filter((r) => {
-    const key = r.join('.');
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}

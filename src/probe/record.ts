@@ -44,7 +44,7 @@ export async function recordGolden(
           return { spec, prompt: [] as number[], result: { ok: false as const, error: prompt.error } };
         const gen = await api.generate(
           prompt.value,
-          { maxTokens: spec.maxTokens, logprobs: config.logprobs, seed: config.seed },
+          { maxTokens: spec.maxTokens, logprobs: config.logprobs, seed: config.seed, requestFields: config.requestFields },
           signal,
         );
         return {

@@ -9,6 +9,8 @@ export interface GenerationSettings {
   /** Top-k alternatives per generated token (vLLM caps this at --max-logprobs, default 20). */
   logprobs: number;
   seed: number;
+  /** Request-level fields under test (e.g. repetition_penalty), over the pinned ones. */
+  requestFields?: Record<string, unknown>;
 }
 
 /** Fields that pin greedy decoding on every OpenAI-compatible server we know of. */
@@ -45,6 +47,7 @@ export function generationRequest(
     logprobs: s.logprobs,
     echo: false,
     return_tokens_as_token_ids: true,
+    ...s.requestFields,
   };
 }
 

@@ -143,7 +143,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
         if (!tokens) return out;
         out.promptTokens = tokens;
       }
-      const gen = { maxTokens: spec.maxTokens, logprobs: settings.logprobs, seed: settings.seed };
+      const gen = { maxTokens: spec.maxTokens, logprobs: settings.logprobs, seed: settings.seed, requestFields: config.requestFields };
       const goldenGen = golden ? generationOf(golden.exchanges[index]) : undefined;
       const [refResult, candResult] = await Promise.all([
         reference ? reference.generate(out.promptTokens, gen, signal) : Promise.resolve(undefined),

@@ -42,6 +42,8 @@ export interface ProbeConfig {
   seed: number;
   /** Top-k logprobs asked for (generation and scoring). */
   logprobs: number;
+  /** Request-level fields every generation request carries (a matrix's request-scope factors). */
+  requestFields?: Record<string, unknown>;
   earlyStop?: boolean;
   retryBudget?: number;
   client?: Partial<

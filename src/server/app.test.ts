@@ -210,7 +210,8 @@ describe('errors: OpenAI-style JSON with the right status', () => {
     await expectError(400, '/v1/completions', { prompt: 'x', best_of: 2 }, /best_of: only 1/);
     await expectError(400, '/v1/completions', { prompt: 'x', n: 0 }, /n:/);
     await expectError(400, '/v1/completions', { prompt: 'x', n: 65 }, /at most 64 choices/);
-    await expectError(400, '/v1/completions', { prompt: 'x', presence_penalty: 0.5 }, /penalties/);
+    await expectError(400, '/v1/completions', { prompt: 'x', presence_penalty: 2.5 }, /presence_penalty must be in \[-2, 2\]/);
+    await expectError(400, '/v1/completions', { prompt: 'x', repetition_penalty: 0 }, /repetition_penalty must be greater than zero/);
     await expectError(400, '/v1/completions', { prompt: 'x', logprobs: 21 }, /max_logprobs \(20\)/);
     await expectError(400, '/v1/completions', { prompt: 'x', prompt_logprobs: 1, stream: true }, /stream/);
     await expectError(400, '/v1/completions', { prompt: [256, 300] }, /out of vocabulary/);

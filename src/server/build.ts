@@ -11,6 +11,7 @@ import { ShardedEngine } from '../engine/sharded-engine.js';
 import type { StepEngine } from '../engine/step-engine.js';
 import type { EngineSettings } from '../engine/flags.js';
 import type { Model } from '../engine/model.js';
+import type { LogprobsMode } from '../engine/processed-logprobs.js';
 import { Scheduler } from '../engine/scheduler.js';
 import type { SpecConfig } from '../engine/speculative/config.js';
 import type { StateFaults } from '../engine/state-faults.js';
@@ -48,6 +49,7 @@ export interface ServerConfig {
   stateFaults?: StateFaults;
   /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
   apiShape?: ApiShape;
+  logprobsMode?: LogprobsMode;
 }
 
 export interface BuiltServer {
@@ -100,6 +102,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     defaults: { temperature: 1, topP: 1, topK: 0, ...cfg.defaults },
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
     apiShape: cfg.apiShape ?? 'vllm',
+    logprobsMode: cfg.logprobsMode ?? 'raw_logprobs',
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

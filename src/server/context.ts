@@ -20,6 +20,8 @@ export interface SamplingDefaults {
   topK: number;
 }
 
+import type { LogprobsMode } from '../engine/processed-logprobs.js';
+
 export interface ServerContext {
   /** The served model name (--served-model-name, else the --model argument). */
   modelId: string;
@@ -34,6 +36,8 @@ export interface ServerContext {
   returnTokensAsTokenIds: boolean;
   /** Which engine's API the server answers in (api-shape.ts). */
   apiShape: ApiShape;
+  /** --logprobs-mode: raw (default) or processed log-probabilities in responses. */
+  logprobsMode: LogprobsMode;
   /** Unix seconds, for /v1/models `created`. */
   startedAt: number;
   http: HttpCounters;

@@ -5,6 +5,7 @@
  * goes away (the request's AbortSignal) or stops reading aborts its sequence in the engine.
  */
 import { randomInt } from 'node:crypto';
+import { penaltyProblem } from '../engine/sampling-penalties.js';
 import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from '../engine/sequence.js';
 import type { ServerContext } from './context.js';
 import { ApiError, badRequest } from './errors.js';
@@ -66,6 +67,9 @@ export function planGeneration(
   checkContextLength(ctx, promptIds.length, maxTokens);
   checkTokenIds(ctx, promptIds, 'prompt');
   checkTokenIds(ctx, body.stop_token_ids ?? [], 'stop_token_ids');
+  const penalties = { repetition: body.repetition_penalty ?? 1, frequency: body.frequency_penalty ?? 0, presence: body.presence_penalty ?? 0 };
+  const penaltyError = penaltyProblem(penalties);
+  if (penaltyError) throw badRequest(penaltyError, penaltyError.split(' ')[0]);
   const temperature = body.temperature ?? ctx.defaults.temperature;
   const topK = body.top_k ?? ctx.defaults.topK;
   const stop = body.stop === null || body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
@@ -81,6 +85,8 @@ export function planGeneration(
       seed: body.seed ?? randomInt(2 ** 31),
       logprobs: o.logprobs ?? 0,
       promptLogprobs: o.promptLogprobs,
+      penalties,
+      logprobsMode: ctx.logprobsMode,
     },
     stop: stop.filter((s) => s.length > 0),
     includeStop: body.include_stop_str_in_output ?? false,

@@ -1,7 +1,7 @@
 /**
  * Request validation (zod) for the generation endpoints, with vLLM's field names and defaults
  * (research correctness-oracles.md §4.1–4.2). Unknown fields are ignored, as vLLM does. Fields the
- * engine cannot honour are accepted only at their neutral value (e.g. presence_penalty 0, best_of 1), so
+ * engine cannot honour are accepted only at their neutral value (e.g. best_of 1, min_p 0), so
  * a client that sends every field explicitly — the probe does — works, and one that asks for
  * something unsupported gets a 400 that says what, never a silent difference.
  */
@@ -34,9 +34,10 @@ export const samplingFields = {
   n: z.int().min(1).nullish(),
   best_of: neutral(z.int(), 1, 'no beam search'),
   min_p: neutral(z.number(), 0, 'no min-p sampling'),
-  presence_penalty: neutral(z.number(), 0, 'no penalties'),
-  frequency_penalty: neutral(z.number(), 0, 'no penalties'),
-  repetition_penalty: neutral(z.number(), 1, 'no penalties'),
+  // ranges checked as vLLM's SamplingParams checks them (engine/sampling-penalties.ts)
+  presence_penalty: z.number().nullish(),
+  frequency_penalty: z.number().nullish(),
+  repetition_penalty: z.number().nullish(),
   use_beam_search: neutral(z.boolean(), false, 'no beam search'),
   logit_bias: z.record(z.string(), z.number()).nullish().refine((v) => !v || Object.keys(v).length === 0, { message: 'logit_bias is not supported by the faultline engine' }),
 };

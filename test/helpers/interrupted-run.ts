@@ -48,7 +48,7 @@ factors:
   b: { levels: { "off": {}, "on": { argv: [--b] } } }
 strength: 2
 executor: { parallel: 2 }
-probe: { suite: short, window: 32, requests: 3, max_tokens: 4, timeout_s: 5 }
+probe: { suite: short, window: 32, requests: 3, target_rate: 0.7, max_tokens: 4, timeout_s: 5 }
 `,
   );
   return plan;

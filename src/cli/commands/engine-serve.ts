@@ -14,9 +14,11 @@ import type { ArgValue } from '../../deployment/vllm-args.js';
 import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
+import { LOGPROBS_MODES, type LogprobsMode } from '../../engine/processed-logprobs.js';
 import { resolveSpecConfig } from '../../engine/speculative/config.js';
 import { STATE_FAULT_NAMES, stateFaultModel, type StateFaultName } from '../../engine/state-faults.js';
 import { API_SHAPES, type ApiShape } from '../../server/api-shape.js';
+import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../../engine/speculative/penalties-dropped.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
@@ -31,6 +33,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'shutdown_timeout', kind: 'float' },
   { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
   { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
+  { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/speculative/penalties-dropped.ts)' },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
 const OWN = new Set([
@@ -47,6 +50,8 @@ const OWN = new Set([
   'generation_config',
   'enable_prefix_caching',
   'num_gpu_blocks_override',
+  'spec_fault_model',
+  'logprobs_mode',
 ]);
 
 const HELP = `
@@ -63,6 +68,9 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --[no-]enable-chunked-prefill    chunks on (default, as in vLLM) or off: a prompt then waits until
                                    it fits a step whole (the budget must be ≥ --max-model-len)
   --max-model-len N --max-logprobs N (default 20) --return-tokens-as-token-ids
+  --logprobs-mode raw_logprobs|processed_logprobs
+                                   reported log-probabilities: the model's (default) or after
+                                   penalties and min_tokens (what the sampler chose from)
   --generation-config auto|vllm    auto (default): sampling defaults from the model's generation_config.json
   --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
   --max-request-body-bytes N       larger bodies get 413 (default ${DEFAULT_LIMITS.maxBodyBytes})
@@ -77,6 +85,9 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
                                    (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
                                    and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
+  --spec-fault-model specdec-penalties-dropped
+                                   verify steps ignore sampling penalties, as vLLM V1 did before
+                                   PR #19482 (FL013); off by default, needs --speculative-config
   engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
   --kv-cache-dtype, --block-size, --dtype, --seed
   ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
@@ -86,8 +97,7 @@ Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST
   POST /tokenize, POST /detokenize, GET /metrics; with --api sglang also POST /generate,
   GET /model_info, GET /get_model_info, GET /health_generate.
 Refused with 400 (never silently ignored), as the engine does not implement them: best_of > 1,
-  presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
-  tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
+  min_p other than 0, logit_bias, beam search, tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
   custom chat_template; and, as vLLM refuses it, stream_options without stream.
 
 Examples:
@@ -166,6 +176,16 @@ function kvBlockBudget(args: Map<string, ArgValue>, pageSize: number, longest: n
   return n;
 }
 
+/** --logprobs-mode: the two of vLLM's four modes the engine implements. */
+function logprobsModeOf(args: Map<string, ArgValue>): LogprobsMode {
+  const v = args.get('logprobs_mode');
+  if (!v) return 'raw_logprobs';
+  const mode = String(v.value);
+  if (!(LOGPROBS_MODES as readonly string[]).includes(mode))
+    throw new UserError(`--logprobs-mode ${mode} is not implemented by the faultline engine`, { code: 'E_ENGINE_FLAG', at: v.at, hint: `use ${LOGPROBS_MODES.join(' or ')}` });
+  return mode as LogprobsMode;
+}
+
 /** vLLM's --generation-config auto: temperature / top_p / top_k from the model's generation_config.json. */
 function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<SamplingDefaults>; note?: string } {
   const path = resolve(modelDir, 'generation_config.json');
@@ -189,7 +209,9 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
   const model = loadModel(modelDir);
   const settings = resolveEngineSettings(args, model.config, OWN);
-  const spec = resolveSpecConfig(args.get('speculative_config'), { numMtpLayers: model.config.numMtpLayers, hasMtpHead: model.weights.mtp !== null });
+  const resolvedSpec = resolveSpecConfig(args.get('speculative_config'), { numMtpLayers: model.config.numMtpLayers, hasMtpHead: model.weights.mtp !== null });
+  const specFault = args.get('spec_fault_model')?.value as SpecFaultModel | undefined;
+  const spec = resolvedSpec && specFault ? { ...resolvedSpec, faultModel: specFault } : resolvedSpec;
   const host = String(args.get('host')?.value ?? '127.0.0.1');
   const port = positiveInt(args, 'port', 8000, 0);
   if (port > 65535) throw new UserError('--port must be ≤ 65535', { code: 'E_USAGE', at: args.get('port')?.at });
@@ -226,6 +248,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     numGpuBlocks: kvBudget,
     stateFaults,
     apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
+    logprobsMode: logprobsModeOf(args),
   });
 
   const a = settings.attention;
@@ -233,6 +256,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   io.err(`engine: ${modelDir} as "${modelId}" · emulate ${settings.emulation} · ${backend} · KV ${settings.kvDtype}, block ${settings.pageSize} · ${settings.precision} · max_model_len ${settings.maxModelLen}\n`);
   if (spec) io.err(`speculative decoding: ${spec.method}, num_speculative_tokens ${spec.numSpeculativeTokens}\n`);
   if (a.backend === 'FLASHINFER' && a.faultModel) io.err(`note: ${a.faultModel.summary}\n`);
+  if (specFault) io.err(`note: ${spec ? SPEC_FAULT_SUMMARY[specFault] : `--spec-fault-model ${specFault} has no effect without --speculative-config`}\n`);
   for (const n of notes) io.err(`note: ${n}\n`);
   for (const f of stateFaults) io.err(`note: stateful fault model ${f} is on (a MODEL of a public bug): ${stateFaultModel(f).summary}\n`);
   if (built.engine.kvBlocks) io.err(`KV cache: ${built.engine.kvBlocks.numBlocks} blocks of ${settings.pageSize} tokens · prefix caching ${built.engine.kvBlocks.prefixCaching ? 'on' : 'off'}\n`);

@@ -5,6 +5,7 @@ import { registerGuard } from './guard.js';
 import { registerKernel } from './kernel.js';
 import { registerLint } from './lint.js';
 import { registerMatrix } from './matrix.js';
+import { registerPlan } from './plan.js';
 import { registerProbe } from './probe.js';
 import { registerReport } from './report.js';
 
@@ -12,4 +13,4 @@ import { registerReport } from './report.js';
 export type RegisterCommand = (program: Command, io: CliIO, exit: (code: number) => void) => void;
 
 /** Every command, in the order `--help` lists them. Add one line per new command file. */
-export const commandModules: RegisterCommand[] = [registerLint, registerGuard, registerEngine, registerProbe, registerMatrix, registerKernel, registerReport];
+export const commandModules: RegisterCommand[] = [registerLint, registerGuard, registerEngine, registerProbe, registerPlan, registerMatrix, registerKernel, registerReport];

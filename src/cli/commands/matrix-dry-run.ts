@@ -1,14 +1,17 @@
 /**
  * `faultline matrix --dry-run`: what a run would launch first, computed exactly as the run does
- * (maximal configurations, then the covering array seeded with the reference and them), without
- * starting anything. Localization comes on top and depends on the verdicts, so it is not listed.
- * The real run may differ in one way: a maximal configuration without a verdict (launch failed)
- * does not seed the array, which then gets rows of its own.
+ * (maximal configurations, then the first covering round over the combinations the reference and
+ * they do not test), without starting anything. What follows depends on the verdicts, so it is
+ * not listed: when a most-enabled launch fails, the run localizes that failure and by default
+ * stops there (coverage.after_found: stop) — the covering rows then never run; a launch that
+ * fails to start makes later rounds re-cover what it held.
  */
 import { dirname, resolve } from 'node:path';
-import { buildCoveringArray } from '../../matrix/covering.js';
+import { ConstraintSet, type Constraint } from '../../matrix/constraints.js';
+import { coveringRound } from '../../matrix/covering-round.js';
+import type { CellResult } from '../../matrix/cell-result.js';
 import { cellSubmission, DRY_RUN_DIR } from '../../matrix/executors/dry-run.js';
-import { buildLaunch } from '../../matrix/launch-spec.js';
+import { buildLaunch, launchKeyOf } from '../../matrix/launch-spec.js';
 import { maximalConfigurations } from '../../matrix/maximal.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { configLevels, type Config } from '../../matrix/space.js';
@@ -26,23 +29,32 @@ interface DryRun {
 }
 
 function compute(plan: MatrixPlan): DryRun {
-  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.choices);
-  const seedRows = plan.reference.kind === 'launch' ? [plan.baseline, ...maximal] : maximal;
-  const unique = [...new Map(seedRows.map((r) => [r.join('.'), r])).values()];
-  const covering = buildCoveringArray(plan.space, {
-    strength: plan.strength,
-    constraints: plan.constraints,
-    seedRows: unique,
-    preferredLevels: plan.baseline,
-    seed: plan.seed,
-  });
-  return {
-    reference: plan.baseline,
-    maximal,
-    covering: covering.rows,
-    validTuples: covering.validTuples,
-    exhaustive: plan.constraints.countValid(),
+  const maximal = maximalConfigurations(plan.constraints, plan.baseline, plan.heldAtReference);
+  // as if every most-enabled launch passed: the covering round then tests what they do not
+  const passed: CellResult[] = maximal.map((config, i) => ({
+    id: `m${i + 1}`,
+    phase: 'maximal',
+    config,
+    levels: configLevels(plan.space, config),
+    outcome: 'pass',
+    probes: [],
+    slot: 0,
+    startedAt: '',
+    durationMs: 0,
+  }));
+  const knowledge = {
+    constraints: (extra: readonly Constraint[] = []) => new ConstraintSet(plan.space, [...plan.constraints.constraints, ...extra]),
+    found: () => [],
+    maskers: () => plan.maskers,
   };
+  const round = coveringRound(plan, knowledge, passed, 0, {});
+  return { reference: plan.baseline, maximal, covering: round.rows, validTuples: round.untested, exhaustive: plan.constraints.countValid() };
+}
+
+/** The reference and one launch per distinct launch of the rows: rows that differ only in request-scope levels share one. */
+function launchesBefore(plan: MatrixPlan, d: DryRun): number {
+  const launches = new Set([...d.maximal, ...d.covering].map((c) => launchKeyOf(plan, c)));
+  return (plan.reference.kind === 'launch' ? 1 : 0) + launches.size;
 }
 
 export function dryRunJson(plan: MatrixPlan, slots: number): string {
@@ -69,9 +81,9 @@ export function dryRunJson(plan: MatrixPlan, slots: number): string {
       reference: plan.reference.kind === 'url' ? { url: plan.reference.url } : row(d.reference),
       maximal: d.maximal.map((c, i) => row(c, `m${i + 1}`)),
       covering: d.covering.map((c, i) => row(c, `r${i + 1}`)),
-      validTuples: d.validTuples,
-      launchesBeforeLocalization:
-        (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length,
+      coveringTargets: d.validTuples,
+      afterFound: plan.coverage.afterFound,
+      launchesBeforeLocalization: launchesBefore(plan, d),
       exhaustive: d.exhaustive,
     },
     null,
@@ -125,10 +137,13 @@ export function describeDryRun(plan: MatrixPlan, slots: number, planPath: string
           .trimEnd()}`,
     ),
   );
-  const before = (plan.reference.kind === 'launch' ? 1 : 0) + d.maximal.length + d.covering.length;
+  const before = launchesBefore(plan, d);
   out.push(
     '',
-    `${before} launches before localization (reference, ${d.maximal.length} maximal, ${d.covering.length} covering rows for ${d.validTuples} valid ${plan.strength}-way combinations); exhaustive: ${d.exhaustive}`,
+    `${before} launches before localization (reference, ${d.maximal.length} maximal, ${d.covering.length} covering rows for the ${d.validTuples} valid ${plan.strength}-way combinations the others do not test); exhaustive: ${d.exhaustive}`,
+    plan.coverage.afterFound === 'stop'
+      ? 'When a most-enabled launch fails, the run localizes that failure and stops there (coverage.after_found: stop): the covering rows run only when none fails.'
+      : 'When a most-enabled launch fails, the run localizes that failure first, then runs the covering rows (coverage.after_found: cover).',
   );
   out.push(...submissions(plan, d));
   return `${out.join('\n')}\n`;

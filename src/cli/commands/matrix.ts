@@ -10,17 +10,17 @@
  * Exit: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive, 128 + signal interrupted.
  */
 import type { Command } from 'commander';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { UserError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { buildAttribution } from '../../matrix/attribution.js';
 import { RunInterrupted } from '../../matrix/cells.js';
+import { maxPassRounds } from '../../matrix/confirmation.js';
 import { formatAttributionJson, formatAttributionText, phaseLabel } from '../../matrix/format-text.js';
 import { exitCodeForSignal, handleInterrupts } from '../../matrix/interrupt.js';
 import { Journal, type JournalRecord } from '../../matrix/journal.js';
 import { createLocalExecutor } from '../../matrix/local-executor.js';
 import { executorForPlan } from '../../matrix/executors/select.js';
-import { loadPlanFile } from '../../matrix/plan-load.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
 import { runMatrix, type RunEvent } from '../../matrix/run.js';
@@ -35,6 +35,8 @@ import type { CliIO } from '../io.js';
 import { LateWrites, prepareOutputDir, prepareOutputFile } from '../output-paths.js';
 import { createProgress } from '../progress.js';
 import { describeDryRun, dryRunJson } from './matrix-dry-run.js';
+import { addLaunchPlanOptions, type LaunchPlanOptions } from './plan.js';
+import { GENERATED_PLAN_FILE, planSource } from './matrix-from.js';
 import { cleanupRun, describeSurvivors, journalServerGroups, stopLeftServers } from './matrix-processes.js';
 import type { RegisterCommand } from './index.js';
 
@@ -47,7 +49,10 @@ interface MatrixOptions {
   format: string;
   quiet?: boolean;
   html?: string;
+  from?: string;
 }
+
+type MatrixCommandOptions = MatrixOptions & Partial<LaunchPlanOptions>;
 
 export const EXIT = { clean: 0, corrupt: 1, usage: 2, inconclusive: 3 } as const;
 
@@ -84,10 +89,13 @@ export function describeCell(event: Extract<RunEvent, { type: 'cell' }>, plan: M
 }
 
 export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exit) => {
-  program
-    .command('matrix')
-    .description('find the minimal feature combination that corrupts output, in few server launches (covering array + localization)')
-    .argument('[plan]', 'the matrix plan (YAML; schema/matrix-plan.schema.json)')
+  addLaunchPlanOptions(
+    program
+      .command('matrix')
+      .description('find the minimal feature combination that corrupts output, in few server launches (covering array + localization)')
+      .argument('[plan]', 'the matrix plan (YAML; schema/matrix-plan.schema.json)')
+      .option('--from <launch_file>', 'make the plan from a real launch, as `faultline plan` does, and run it (no plan file; the options below shape it)'),
+  )
     .option('--out <dir>', 'run directory for the journal and per-cell logs (default: ./faultline-matrix-<time>)')
     .option('--resume <dir>', 'continue an interrupted run: servers it left running are stopped, finished cells are not run again')
     .option('--cleanup <dir>', 'stop every server a killed run left running (no plan needed), then exit')
@@ -104,6 +112,7 @@ Examples:
   faultline matrix examples/seed-b200/matrix.yaml --dry-run          # the covering array, nothing launched
   faultline matrix examples/seed-b200/matrix.yaml --resume RUN_DIR   # continue after Ctrl-C or a crash
   faultline matrix --cleanup RUN_DIR                                 # stop servers a killed run left behind
+  faultline matrix --from serve.sh --model-config config.json --gpu B200 --target engine   # the plan of a launch
 
 Progress goes to stderr; stdout holds only the report.
 SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every server of the run and keep the journal (a second
@@ -113,27 +122,25 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
 128 + the signal's number when interrupted (130 for Ctrl-C; resume with --resume).
 `,
     )
-    .action(async (planPath: string | undefined, opts: MatrixOptions) => {
+    .action(async (planPath: string | undefined, opts: MatrixCommandOptions) => {
       if (opts.cleanup !== undefined) {
-        if (planPath !== undefined || opts.resume || opts.out || opts.dryRun)
+        if (planPath !== undefined || opts.from !== undefined || opts.resume || opts.out || opts.dryRun)
           throw new UserError('--cleanup RUN_DIR takes no plan and no other run option', { hint: 'faultline matrix --cleanup RUN_DIR' });
         exit(await cleanupRun(opts.cleanup, io));
         return;
       }
-      if (planPath === undefined)
-        throw new UserError('matrix needs a plan file', { hint: 'faultline matrix PLAN.yaml (see examples/*/matrix.yaml), or --cleanup RUN_DIR' });
       if (opts.format !== 'text' && opts.format !== 'json') throw new UserError(`--format ${opts.format}: use text or json`);
       if (opts.out && opts.resume)
         throw new UserError('--out and --resume are alternatives', { hint: '--resume RUN_DIR continues in RUN_DIR itself' });
-      const planFile = resolve(io.cwd, planPath);
-      const plan = loadPlanFile(planFile);
+      const source = planSource(planPath, opts, io.cwd);
+      const { plan } = source;
       const slots = parallelOf(opts.parallel, plan);
       const htmlPath = opts.html !== undefined && !opts.dryRun ? prepareOutputFile('--html', io.cwd, opts.html) : undefined;
-      parseProbeOptions(plan.probe, planPath); // a typo in probe: fails here, before any server starts
+      parseProbeOptions(plan.probe, source.label, plan.probeAt); // a typo in probe: fails here, before any server starts
 
       if (opts.dryRun) {
         if (opts.resume) throw new UserError('--dry-run launches nothing; it cannot resume a run');
-        io.out(opts.format === 'json' ? dryRunJson(plan, slots) : describeDryRun(plan, slots, planPath));
+        io.out(opts.format === 'json' ? dryRunJson(plan, slots) : describeDryRun(plan, slots, source.label));
         exit(EXIT.clean);
         return;
       }
@@ -156,7 +163,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         journal = Journal.create(runDir, {
           type: 'run',
           version: 1,
-          planFile: planPath,
+          planFile: source.label,
           planHash: plan.hash,
           faultline: VERSION,
           startedAt: new Date().toISOString(),
@@ -165,7 +172,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         });
       }
 
-      const planDir = dirname(planFile);
+      const planDir = source.dir;
       const executor = createLocalExecutor({
         runDir,
         slots,
@@ -201,6 +208,10 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         progress.update(`${finished} cell(s) done, ${phase}, ${elapsed}`);
       };
       progress.log(`${plan.space.names.length} factors, strength ${plan.strength}, ${slots} slot(s); run directory ${runDir}`);
+      if (source.text !== undefined && !opts.resume) {
+        writeFileSync(join(runDir, GENERATED_PLAN_FILE), source.text);
+        progress.log(`the plan of ${opts.from}: ${join(runDir, GENERATED_PLAN_FILE)}`);
+      }
 
       const controller = new AbortController();
       const interrupts = handleInterrupts(controller);
@@ -212,7 +223,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         const run = await runMatrix({
           plan,
           executor: cellExecutor,
-          probe: createEngineProbe({ confirm: plan.confirm, planDir }),
+          probe: createEngineProbe({ rounds: maxPassRounds(plan.confirm), planDir }),
           journal,
           resumed,
           signal: controller.signal,
@@ -234,7 +245,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
           await late.attempt('--html', opts.html!, () =>
             writeProducedReport({ kind: 'matrix', json: attributionJson }, runDir, {
               html: htmlPath,
-              command: commandLine(['faultline', 'matrix', planPath, '--html', opts.html!]),
+              command: commandLine(['faultline', 'matrix', ...source.args, '--html', opts.html!]),
               cwd: io.cwd,
             }),
           );
@@ -244,7 +255,7 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
         if (!(e instanceof RunInterrupted)) throw e;
         // cells still in flight stop their servers on the abort; each is journaled as stopped before the exit
         await executor.whenIdle(plan.launch.stopTimeoutMs + 5000);
-        progress.done(`interrupted; every server of the run is stopped. Continue with: faultline matrix ${planPath} --resume ${runDir}`);
+        progress.done(`interrupted; every server of the run is stopped. Continue with: ${commandLine(['faultline', 'matrix', ...source.args, '--resume', runDir])}`);
         exit(exitCodeForSignal(interrupts.received ?? 'SIGINT'));
       } finally {
         interrupts.release();

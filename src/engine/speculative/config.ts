@@ -13,6 +13,7 @@
  */
 import { UserError, type SourceLocation } from '../../core/errors.js';
 import type { ArgValue } from '../../deployment/vllm-args.js';
+import type { SpecFaultModel } from './penalties-dropped.js';
 
 export type SpecMethod = 'ngram' | 'suffix' | 'mtp';
 
@@ -32,6 +33,8 @@ export interface SpecConfig {
   promptLookupMin: number;
   promptLookupMax: number;
   suffix: SuffixSettings;
+  /** A fault model of the speculative path (penalties-dropped.ts); none by default. */
+  faultModel?: SpecFaultModel;
   /** What the user should know (aliases resolved, defaults chosen). */
   notes: string[];
 }

@@ -14,6 +14,7 @@ export function withGpuPacking(inner: Executor, pool: GpuPool): Executor {
   let heldByReference = 0;
   return {
     slots: inner.slots,
+    idleServersBlock: true,
     ...(inner.close ? { close: () => inner.close!() } : {}),
     async launch(request: LaunchRequest, signal: AbortSignal): Promise<LaunchResult> {
       if (request.gpus !== undefined) return inner.launch(request, signal);

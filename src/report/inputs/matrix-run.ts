@@ -78,7 +78,7 @@ function journalOnly(cells: readonly CellResult[], header: RunHeader, plan: Matr
   }));
   return {
     verdict: 'inconclusive',
-    plan: { file: header.planFile, hash: header.planHash, strength: plan?.strength ?? 0, confirm: plan?.confirm ?? 0 },
+    plan: { file: header.planFile, hash: header.planHash, strength: plan?.strength ?? 0, confirm: plan ? (plan.confirm.kind === 'auto' ? 'auto' : plan.confirm.reprobes) : 0 },
     factors,
     cells: cells.map((c) => ({
       id: c.id,

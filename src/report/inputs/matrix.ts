@@ -9,7 +9,7 @@ const outcome = z.enum(CELL_OUTCOMES);
 
 export const attributionSchema = z.object({
   verdict: z.enum(['corruption-found', 'clean', 'inconclusive']),
-  plan: z.object({ file: z.string(), hash: z.string(), strength: z.number(), confirm: z.number() }),
+  plan: z.object({ file: z.string(), hash: z.string(), strength: z.number(), confirm: z.union([z.number(), z.literal('auto')]), missRate: z.number().optional() }),
   factors: z.array(z.object({ name: z.string(), levels: z.array(z.string()), reference: z.string(), description: z.string().optional() })),
   cells: z.array(
     z.object({
@@ -29,6 +29,9 @@ export const attributionSchema = z.object({
       source: z.string(),
       method: z.string(),
       interaction: levels,
+      levels: z
+        .record(z.string(), z.object({ failing: z.array(z.string()), safe: z.array(z.string()), impossible: z.array(z.string()), unknown: z.array(z.string()) }))
+        .optional(),
       forced: levels,
       minimalCell: z.string().optional(),
       remedies: z.array(z.object({ change: levels, cell: z.string(), recheck: z.string().optional(), outcome })),
@@ -39,7 +42,9 @@ export const attributionSchema = z.object({
   notInvolved: z.array(z.object({ factor: z.string(), corruptWith: z.array(z.string()) })),
   explained: z.record(z.string(), z.number()),
   unexamined: z.array(z.string()),
-  launchFailures: z.array(z.object({ levels, cells: z.array(z.string()) })),
+  launchFailures: z.array(z.object({ levels, alternatives: z.array(levels).optional(), cells: z.array(z.string()) })),
+  learnedConstraints: z.array(z.object({ levels, cells: z.array(z.string()) })).optional(),
+  maskers: z.object({ declared: z.array(z.record(z.string(), z.array(z.string()))), learned: z.array(levels) }).optional(),
   launches: z.object({
     used: z.number(),
     thisRun: z.number(),
@@ -49,7 +54,15 @@ export const attributionSchema = z.object({
     exhaustive: z.number(),
     oneFactorAtATime: z.number(),
   }),
-  coverage: z.object({ strength: z.number(), validTuples: z.number(), uncoveredByVerdicts: z.number() }),
+  coverage: z.object({
+    strength: z.number(),
+    validTuples: z.number(),
+    uncoveredByVerdicts: z.number(),
+    tested: z.number().optional(),
+    untestable: z.object({ count: z.number(), byCause: z.array(z.object({ cause: z.string(), count: z.number() })) }).optional(),
+    untested: z.object({ count: z.number(), examples: z.array(levels) }).optional(),
+    stoppedBy: z.enum(['complete', 'after-found', 'rounds-exhausted', 'nothing-launchable']).optional(),
+  }),
 });
 
 export const MATRIX_HINT = 'pass the run directory of `faultline matrix --out DIR`, or its `--format json` output';

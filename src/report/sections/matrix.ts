@@ -1,4 +1,5 @@
 /** A matrix run: the attribution heatmap, the minimal interactions with verified remedies, the localization steps. */
+import { describeConfirmation } from '../../matrix/attribution.js';
 import type { MatrixData } from '../data.js';
 import { html, type SafeHtml } from '../escape.js';
 import { matrixChart } from '../specs/matrix.js';
@@ -33,7 +34,7 @@ export async function matrixSection(m: MatrixData, index: number, draw: Draw): P
   const l = m.launches;
   const chart = await draw(matrixChart(m, index));
   return html`<section class="matrix" id="matrix-${index + 1}"><h2>Attribution matrix <span class="source">${m.source}</span></h2>
-<p>Plan <code>${m.plan.file}</code>, strength ${m.plan.strength}, ${m.plan.confirm > 0 ? `a PASS re-probed ${m.plan.confirm}× before it is believed` : 'a PASS believed at once (confirm: 0)'}. ${l.used} launches${l.exhaustive ? ` where exhaustive testing needs ${l.exhaustive}` : ''}${l.oneFactorAtATime ? ` (one factor at a time: ${l.oneFactorAtATime}, which cannot see interactions)` : ''}.</p>
+<p>Plan <code>${m.plan.file}</code>, strength ${m.plan.strength}, ${describeConfirmation(m.plan)}. ${l.used} launches${l.exhaustive ? ` where exhaustive testing needs ${l.exhaustive}` : ''}${l.oneFactorAtATime ? ` (one factor at a time: ${l.oneFactorAtATime}, which cannot see interactions)` : ''}.</p>
 ${m.notes.length ? html`<ul class="notes">${m.notes.map((n) => html`<li>${n}</li>`)}</ul>` : ''}
 ${interactions(m)}
 ${m.notInvolved.length ? html`<p>Not involved: ${m.notInvolved.map((n, i) => html`${i ? ', ' : ''}<b>${n.factor}</b>${n.corruptWith.length ? ` (corrupt with ${n.corruptWith.join(', ')})` : ''}`)}.</p>` : ''}
