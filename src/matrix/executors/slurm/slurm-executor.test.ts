@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { createFakeSlurm, type Phase } from '../../../../test/helpers/fake-slurm
 import type { LaunchRequest } from '../../executor.js';
 import type { SlurmExecutorData } from '../executor-schema.js';
 import type { JobRecord } from '../job-record.js';
-import { createSlurmExecutor, type SlurmExecutorOptions } from './slurm-executor.js';
+import { createSlurmExecutor, runTag, type SlurmExecutorOptions } from './slurm-executor.js';
 
 const slurm: SlurmExecutorData = {
   kind: 'slurm',
@@ -220,4 +220,79 @@ test('resume: a job of the killed run still running is re-attached to (no second
   assert.ok(
     records.some((r) => r.event === 'ended' && r.job === first.fake.submitted[1] && r.state === 'CANCELLED'),
   );
+});
+
+test('resume cancels, before it submits anything, every job of the killed run it cannot re-attach to: no levels journaled, one the journal never heard of, all of them when Slurm did not answer', async (t) => {
+  const port = await healthyServer(t);
+  const { runDir, fake } = setup(t, () => [{ state: 'RUNNING', port }]);
+  const tag = runTag(runDir);
+  const ghostScript = join(runDir, 'ghost.sbatch');
+  writeFileSync(ghostScript, `#!/bin/bash\n#SBATCH --job-name=fl-${tag}-c077\n`);
+  const ghost = await fake.submit(ghostScript); // submitted just before a crash, never journaled
+  const bare = await fake.submit(ghostScript);
+  const previous: JobRecord[] = [
+    { type: 'job', executor: 'slurm', event: 'submitted', job: bare, cell: 'c002', at: '' }, // no levels: nothing to match by
+  ];
+  const records: JobRecord[] = [];
+  const resumed = createSlurmExecutor({
+    runDir,
+    slurm,
+    health: '/health',
+    readyTimeoutMs: 400,
+    stopTimeoutMs: 200,
+    commands: fake,
+    record: (r) => records.push(r),
+    previous,
+  });
+  const r = await resumed.launch(request('c010'), never);
+  assert.ok(r.ok);
+  assert.deepEqual(new Set(fake.cancelled.slice(0, 2)), new Set([ghost, bare]));
+  assert.deepEqual(
+    records
+      .slice(0, 2)
+      .map((x) => [x.event, x.job, x.state, x.by])
+      .sort(),
+    [
+      ['ended', bare, 'CANCELLED', 'resume'],
+      ['ended', ghost, 'CANCELLED', 'resume'],
+    ].sort(),
+  );
+  assert.equal(records[2]?.event, 'submitted', 'the new job comes after the cancellations');
+  await r.server.stop();
+  await resumed.close!();
+
+  // Slurm down as the run resumes: its open jobs are cancelled once it answers, never adopted blind
+  const left = fake.submitted.at(-1)!; // c010's job, ended; a new one to leave running:
+  const running = await fake.submit(ghostScript);
+  fake.down = true;
+  setTimeout(() => (fake.down = false), 100);
+  const later: JobRecord[] = [];
+  const third = createSlurmExecutor({
+    runDir,
+    slurm,
+    health: '/health',
+    readyTimeoutMs: 400,
+    stopTimeoutMs: 200,
+    commands: fake,
+    record: (x) => later.push(x),
+    previous: [
+      {
+        type: 'job',
+        executor: 'slurm',
+        event: 'submitted',
+        job: running,
+        cell: 'c003',
+        levels: { a: 'on' },
+        cellDir: runDir,
+        at: '',
+      },
+    ],
+  });
+  const r3 = await third.launch(request('c011', { a: 'off' }), never);
+  assert.ok(r3.ok);
+  assert.ok(fake.cancelled.includes(running), `job ${running} left by the killed run is cancelled`);
+  assert.ok(later.some((x) => x.event === 'ended' && x.job === running && x.by === 'resume'));
+  assert.notEqual(left, running);
+  await r3.server.stop();
+  await third.close!();
 });
