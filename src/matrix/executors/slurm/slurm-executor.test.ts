@@ -267,6 +267,18 @@ test('resume cancels, before it submits anything, every job of the killed run it
   fake.down = true;
   setTimeout(() => (fake.down = false), 100);
   const later: JobRecord[] = [];
+  const killedRun: JobRecord[] = [
+    {
+      type: 'job',
+      executor: 'slurm',
+      event: 'submitted',
+      job: running,
+      cell: 'c003',
+      levels: { a: 'on' },
+      cellDir: runDir,
+      at: '',
+    },
+  ];
   const third = createSlurmExecutor({
     runDir,
     slurm,
@@ -275,18 +287,7 @@ test('resume cancels, before it submits anything, every job of the killed run it
     stopTimeoutMs: 200,
     commands: fake,
     record: (x) => later.push(x),
-    previous: [
-      {
-        type: 'job',
-        executor: 'slurm',
-        event: 'submitted',
-        job: running,
-        cell: 'c003',
-        levels: { a: 'on' },
-        cellDir: runDir,
-        at: '',
-      },
-    ],
+    previous: killedRun,
   });
   const r3 = await third.launch(request('c011', { a: 'off' }), never);
   assert.ok(r3.ok);
