@@ -10,8 +10,12 @@
 //   node scripts/run-tests.mjs --tier unit        one tier (unit, e2e, slow; repeatable)
 //   node scripts/run-tests.mjs src/engine lint    files whose path contains any filter, in any tier
 //
-// Files run as many at once as the machine has cores (os.availableParallelism()); the wall time
-// and the load are printed at the end.
+// Files run one more at a time than the machine has cores (os.availableParallelism() + 1; the slow
+// tier alone, one per core): many
+// end-to-end files spend much of their time waiting (a server starting, Slurm's queue polled, a
+// signal's grace period), and the extra file keeps the cores busy meanwhile. The end-to-end files,
+// the longest, start first so that no long file is left running alone at the end. The wall time and
+// the load are printed at the end.
 import { readdirSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -59,13 +63,18 @@ function parseArgs(argv) {
 }
 
 const { tiers, filters } = parseArgs(process.argv.slice(2));
-let files = tiers.flatMap((t) => TIERS[t].roots.flatMap((r) => collect(r, TIERS[t].skip, []))).sort();
+// slow and e2e before unit: the longest files first
+const order = ['slow', 'e2e', 'unit'];
+let files = [...tiers]
+  .sort((a, b) => order.indexOf(a) - order.indexOf(b))
+  .flatMap((t) => TIERS[t].roots.flatMap((r) => collect(r, TIERS[t].skip, [])).sort());
 if (filters.length) files = files.filter((f) => filters.some((o) => f.includes(o)));
 if (files.length === 0) {
   console.error(`run-tests: no test files found (tiers ${tiers.join(', ')}${filters.length ? `, filters ${filters.join(' ')}` : ''})`);
   process.exit(1);
 }
-const concurrency = availableParallelism();
+// the slow tier is whole matrix runs, each busy on its own: one per core
+const concurrency = tiers.length === 1 && tiers[0] === 'slow' ? availableParallelism() : availableParallelism() + 1;
 const started = Date.now();
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...files], {
   stdio: 'inherit',

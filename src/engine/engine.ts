@@ -16,7 +16,8 @@ import { modelKernels, type KernelPath } from './kernels.js';
 import { buildRopeTables, forward, mtpStep, RunState, type Model, type Precision } from './model.js';
 import type { RopeTable } from './ops.js';
 import { UserError } from '../core/errors.js';
-import type { StepEngine, StepPhases, StepRequest, StepResult } from './step-engine.js';
+import type { StateFaults } from './state-faults.js';
+import type { KvBlockSpace, StepEngine, StepPhases, StepRequest, StepResult } from './step-engine.js';
 
 /** vLLM keeps a skipped layer's cache "auto", i.e. the model dtype: BF16 here, float32 in exact mode. */
 function skippedLayerDtypes(numLayers: number, o: EngineOptions): { layerDtypes?: KvDtype[] } {
@@ -36,6 +37,10 @@ export interface EngineOptions {
   cacheKind: 'paged' | 'contiguous';
   /** Paged cache budget in blocks (default: 8 sequences of max_position_embeddings). */
   numBlocks?: number;
+  /** Reuse cached blocks of shared prefixes across sequences (paged cache; vLLM's --enable-prefix-caching). */
+  prefixCaching?: boolean;
+  /** Stateful fault models of the KV cache (state-faults.ts); none by default. */
+  stateFaults?: StateFaults;
   backend: AttentionBackend;
   /**
    * Speculative tokens per step (k). Requests with up to 1 + k new tokens run on the decode path
@@ -82,7 +87,8 @@ export class Engine implements StepEngine {
       ...skippedLayerDtypes(c.numLayers, options),
     };
     const numBlocks = options.numBlocks ?? 8 * Math.ceil(c.maxPositions / options.pageSize);
-    this.cache = options.cacheKind === 'paged' ? new PagedKvCache(spec, numBlocks) : new ContiguousKvCache(spec);
+    this.cache =
+      options.cacheKind === 'paged' ? new PagedKvCache(spec, numBlocks, { prefixCaching: options.prefixCaching, faults: options.stateFaults }) : new ContiguousKvCache(spec);
     const kernels = modelKernels(model, options.kernels, options.batchVariantNumerics ?? false);
     this.compute = kernels.model;
     this.kernels = kernels.path;
@@ -111,8 +117,12 @@ export class Engine implements StepEngine {
     this.cache.truncate(seqId, len);
   }
 
-  release(seqId: number): void {
-    this.cache.free(seqId);
+  release(seqId: number, aborted = false): void {
+    this.cache.free(seqId, aborted);
+  }
+
+  get kvBlocks(): KvBlockSpace | null {
+    return this.cache instanceof PagedKvCache ? this.cache : null;
   }
 
   async close(): Promise<void> {}

@@ -16,10 +16,20 @@
  * Sequences join and leave between steps (finished, aborted); waiting requests are admitted in
  * arrival order up to `maxNumSeqs`. The scheduler is synchronous: an async driver (the server)
  * calls step() in a loop and yields to the event loop between steps.
+ *
+ * KV blocks (when the engine has a block budget, `StepEngine.kvBlocks`), as vLLM's scheduler does:
+ * a newly admitted sequence starts from the cached blocks of its prefix (prefix caching); every
+ * sequence's slots for the step are allocated before the step runs; when they do not fit, the
+ * most recently admitted running sequence is preempted by recompute (its blocks released, it goes
+ * back to the front of the queue and later prefills prompt + output again), until they fit or the
+ * sequence itself is the one preempted. A waiting sequence whose slots do not fit is not admitted
+ * (nobody is preempted for it), and a step that preempted admits nobody. An aborted sequence's
+ * blocks are released with `aborted` set (stateful fault models may treat it apart).
  */
 import type { StepEngine } from './step-engine.js';
 import { Sequence, type Finish, type SequenceRequest, type SequenceSink } from './sequence.js';
 import type { SpecConfig } from './speculative/config.js';
+import type { StateFaults } from './state-faults.js';
 
 export interface SchedulerOptions {
   spec: SpecConfig | null;
@@ -30,6 +40,8 @@ export interface SchedulerOptions {
   maxNumBatchedTokens?: number;
   /** Feed a prompt that does not fit the step's budget in chunks (default true, as in vLLM). */
   chunkedPrefill?: boolean;
+  /** Stateful fault models of the sequences' own bookkeeping (prompt logprobs; state-faults.ts); none by default. */
+  stateFaults?: StateFaults;
 }
 
 /** Counters since start (the server's /metrics reads them). */
@@ -41,6 +53,8 @@ export interface SchedulerCounters {
   specDrafts: number;
   specDraftTokens: number;
   specAcceptedTokens: number;
+  /** Sequences preempted (their cache dropped, to be recomputed): vLLM's num_preemptions. */
+  preemptions: number;
 }
 
 export interface SequenceHandle {
@@ -64,6 +78,7 @@ export class Scheduler {
     specDrafts: 0,
     specDraftTokens: 0,
     specAcceptedTokens: 0,
+    preemptions: 0,
   };
 
   constructor(
@@ -84,33 +99,82 @@ export class Scheduler {
 
   /**
    * Begins the next step: its sequences (in running order) and their tokens, within the token budget —
-   * running sequences that decode first, then those still prefilling, then waiting ones admitted.
+   * running sequences that decode first, then those still prefilling, then waiting ones admitted —
+   * with their KV slots allocated (preempting when they do not fit).
    */
   private beginStep(): { seqs: Sequence[]; tokens: number[][] } {
     let left = this.budget;
+    let preempted = false;
     const chosen = new Map<Sequence, number[]>();
-    const take = (s: Sequence) => {
-      s.beginStep(this.engine.length(s.id));
-      const t = s.nextStep(this.engine, left);
+    const unchoose = (v: Sequence) => {
+      left += chosen.get(v)?.length ?? 0;
+      chosen.delete(v);
+    };
+    for (const decoding of [true, false])
+      for (const s of [...this.running]) {
+        if (s.prefilled !== decoding || left <= 0 || !this.running.includes(s)) continue;
+        const t = this.stepTokens(s, left);
+        while (!this.reserve(s, t)) {
+          const victim = this.running[this.running.length - 1];
+          unchoose(victim);
+          this.preempt(victim);
+          preempted = true;
+          if (victim === s) break;
+        }
+        if (this.running.includes(s)) {
+          chosen.set(s, t);
+          left -= t.length;
+        }
+      }
+    while (!preempted && this.waiting.length && this.running.length < this.options.maxNumSeqs && left > 0) {
+      const s = this.waiting[0];
+      if (this.options.chunkedPrefill === false && s.prefillLeft > left) break; // the prompt waits until it fits whole
+      this.admit(s);
+      const t = this.stepTokens(s, left);
+      if (!this.reserve(s, t)) {
+        this.engine.release(s.id); // its prefix-cache references; it waits for blocks to free up
+        if (!this.running.length) s.finished = { reason: 'error', error: `KV cache is full: its ${this.engine.kvBlocks?.numBlocks} blocks cannot hold this request's next ${t.length} tokens even alone` };
+        break;
+      }
+      this.running.push(this.waiting.shift()!);
       chosen.set(s, t);
       left -= t.length;
-    };
-    for (const decoding of [true, false]) for (const s of this.running) if (s.prefilled === decoding && left > 0) take(s);
-    while (this.waiting.length && this.running.length < this.options.maxNumSeqs && left > 0) {
-      if (this.options.chunkedPrefill === false && this.waiting[0].prefillLeft > left) break; // the prompt waits until it fits whole
-      const s = this.waiting.shift()!;
-      this.running.push(s);
-      take(s);
     }
     const seqs = this.running.filter((s) => chosen.has(s));
     return { seqs, tokens: seqs.map((s) => chosen.get(s)!) };
+  }
+
+  private stepTokens(s: Sequence, left: number): number[] {
+    s.beginStep(this.engine.length(s.id));
+    return s.nextStep(this.engine, left);
+  }
+
+  /** A sequence about to be admitted starts from its cached prefix (none when it scores its prompt, as in vLLM). */
+  private admit(s: Sequence): void {
+    const kv = this.engine.kvBlocks;
+    s.startPrefill(kv?.prefixCaching && !s.scoresPrompt ? kv.attachPrefix(s.id, s.prefillTokens) : 0);
+  }
+
+  /** Allocates the step's KV slots for `tokens` (the drafts among them not final); false when they do not fit. */
+  private reserve(s: Sequence, tokens: readonly number[]): boolean {
+    const kv = this.engine.kvBlocks;
+    return !kv || kv.allocateSlots(s.id, tokens, tokens.length - s.numDrafts);
+  }
+
+  /** Preemption by recompute: the sequence's blocks are released and it waits at the front of the queue. */
+  private preempt(s: Sequence): void {
+    this.running.splice(this.running.indexOf(s), 1);
+    this.engine.release(s.id);
+    s.preempt();
+    this.waiting.unshift(s);
+    this.counters.preemptions++;
   }
 
   /** Queues a request; its results go to `sink`. Validation of lengths is the caller's job (the server answers 400). */
   submit(request: SequenceRequest, sink: SequenceSink): SequenceHandle {
     if (request.promptIds.length === 0) throw new RangeError('empty prompt');
     if (request.maxTokens < 1) throw new RangeError('maxTokens must be ≥ 1');
-    const seq = new Sequence(this.nextId++, request, sink, this.engine.model, this.options.spec, this.options.maxModelLen);
+    const seq = new Sequence(this.nextId++, request, sink, this.engine.model, this.options.spec, this.options.maxModelLen, this.options.stateFaults);
     this.waiting.push(seq);
     return {
       id: seq.id,
@@ -149,13 +213,19 @@ export class Scheduler {
   step(): boolean {
     this.reap();
     const { seqs, tokens } = this.beginStep();
-    if (!seqs.length) return false;
+    if (!seqs.length) {
+      const failed = this.waiting.some((s) => s.finished); // a request the cache cannot hold even alone
+      this.reap();
+      return failed;
+    }
     const batch = seqs.map((s, i) => ({ seqId: s.id, tokens: tokens[i] }));
     let results;
     try {
       results = this.engine.forward(batch);
     } catch (e) {
-      // the engine left every sequence as it was; these requests cannot continue
+      // the engine left every sequence as it was; these requests cannot continue, and the blocks
+      // registered for this step were never written, so no prefix may hit them
+      this.engine.kvBlocks?.resetPrefixCache();
       const message = e instanceof Error ? e.message : String(e);
       for (const s of this.running) s.finished = { reason: 'error', error: message };
       this.reap();
@@ -192,7 +262,7 @@ export class Scheduler {
         if (s.abortRequested && !s.finished) s.finished = s.abortFinish ?? { reason: 'abort' };
         if (!s.finished) continue;
         list.splice(i, 1);
-        this.engine.release(s.id);
+        this.engine.release(s.id, s.finished.reason === 'abort');
         this.counters.finished[s.finished.reason]++;
         s.sink.onFinish(s.finished);
       }

@@ -4,10 +4,16 @@
  *
  * Cache invariant: every token except the last emitted one is in the KV cache; the next step feeds
  * that last token (plus drafts, when speculating) as its first query row.
+ *
+ * The prompt may start partly cached (a prefix-cache hit: the first `prefillDone` tokens), and a
+ * preempted sequence is recomputed (vLLM's preemption by recompute): its cache is dropped, and it
+ * prefills prompt AND output again before it decodes on — reporting nothing twice.
  */
 import { createRng } from '../core/rng.js';
 import type { Model } from './model.js';
 import { createRowSampler, logSoftmax, topLogprobs, type SamplingParams, type TokenLogprob } from './sampling.js';
+import { PromptLogprobsScorer } from './sequence-prompt-logprobs.js';
+import { NO_STATE_FAULTS, type StateFaults } from './state-faults.js';
 import type { SpecConfig } from './speculative/config.js';
 import { proposeMtp, type MtpHead } from './speculative/mtp.js';
 import { proposeNgram } from './speculative/ngram.js';
@@ -62,23 +68,17 @@ export interface SpecStats {
   acceptedTokens: number;
 }
 
-/** Rank of `id` (1 = most likely) among logprobs, as vLLM counts it: 1 + how many are strictly more likely. */
-function rankOf(lp: Float64Array, id: number): number {
-  let r = 1;
-  for (let i = 0; i < lp.length; i++) if (lp[i] > lp[id]) r++;
-  return r;
-}
-
 export class Sequence {
   readonly tokens: number[]; // prompt + output
   readonly output: EmittedToken[] = [];
-  /** The whole prompt is in the cache and the first token emitted. */
+  /** Every token to prefill is in the cache and the next token emitted: the sequence decodes. */
   prefilled = false;
-  /** Prompt tokens in the cache so far (chunked prefill feeds the prompt over several steps). */
+  /** Tokens to prefill in the cache so far (a prefix-cache hit starts it; chunked prefill feeds the rest over several steps). */
   prefillDone = 0;
-  /** prompt_logprobs entries of the chunks so far, and the last chunk's last logits row (it scores the next chunk's first token). */
-  private promptEntries: PromptLogprob[] = [null];
-  private lastPromptRow: Float32Array | null = null;
+  /** Times this sequence was preempted (its cache dropped, to be recomputed). */
+  preemptions = 0;
+  /** prompt_logprobs, chunk by chunk (null: not asked for, or already reported). */
+  private promptScorer: PromptLogprobsScorer | null;
   finished: Finish | null = null;
   abortRequested = false;
   /** How an abort reports itself (null: reason "abort"). */
@@ -98,8 +98,11 @@ export class Sequence {
     private readonly model: Model,
     private readonly specConfig: SpecConfig | null,
     private readonly maxModelLen: number,
+    private readonly faults: StateFaults = NO_STATE_FAULTS,
   ) {
     this.tokens = [...request.promptIds];
+    const wanted = request.promptLogprobs !== undefined && request.promptLogprobs !== null;
+    this.promptScorer = wanted ? new PromptLogprobsScorer(request.promptIds, request.promptLogprobs!, model.config.vocabSize, faults) : null;
     const c = model.config;
     const stopIds = [...(request.ignoreEos ? [] : [c.eosTokenId]), ...(request.stopTokenIds ?? [])];
     this.sampler = createRowSampler({ sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds });
@@ -107,9 +110,41 @@ export class Sequence {
     this.trie?.extend(this.tokens);
   }
 
-  /** Prompt tokens not yet in the cache. */
+  /** What must be in the cache before decoding: the prompt, or after a preemption prompt + output (all tokens so far either way). */
+  get prefillTokens(): readonly number[] {
+    return this.tokens;
+  }
+
+  /** Tokens to prefill not yet in the cache. */
   get prefillLeft(): number {
-    return this.request.promptIds.length - this.prefillDone;
+    return this.prefillTokens.length - this.prefillDone;
+  }
+
+  /** Whether prompt_logprobs are still to be computed (such a request never reads the prefix cache, as in vLLM). */
+  get scoresPrompt(): boolean {
+    return this.promptScorer !== null;
+  }
+
+  /** Drafts among the tokens of the step now running. */
+  get numDrafts(): number {
+    return this.drafts.length;
+  }
+
+  /** Admission: the first `cached` tokens to prefill are already in the cache (a prefix-cache hit). */
+  startPrefill(cached: number): void {
+    this.prefillDone = cached;
+  }
+
+  /**
+   * Preemption by recompute: the cache was dropped; prefill everything again. Prompt logprobs not yet
+   * reported start over; tokens already emitted stay emitted.
+   */
+  preempt(): void {
+    if (this.promptScorer && !this.prefilled) this.promptScorer = new PromptLogprobsScorer(this.request.promptIds, this.request.promptLogprobs!, this.model.config.vocabSize, this.faults);
+    if (this.prefilled) this.preemptions++;
+    this.prefilled = false;
+    this.prefillDone = 0;
+    this.drafts = [];
   }
 
   /**
@@ -119,7 +154,7 @@ export class Sequence {
   nextStep(head: MtpHead, maxRows = Infinity): number[] {
     if (!this.prefilled) {
       this.drafts = [];
-      return this.request.promptIds.slice(this.prefillDone, this.prefillDone + maxRows);
+      return this.prefillTokens.slice(this.prefillDone, this.prefillDone + maxRows);
     }
     const last = this.tokens[this.tokens.length - 1];
     this.drafts = this.propose(head, maxRows - 1);
@@ -150,14 +185,13 @@ export class Sequence {
     const { vocabSize: V, hiddenSize: d } = this.model.config;
     const row = (t: number) => logits.subarray(t * V, (t + 1) * V);
     if (!this.prefilled) {
-      const wantsPromptLogprobs = this.request.promptLogprobs !== undefined && this.request.promptLogprobs !== null;
-      if (wantsPromptLogprobs) this.scorePromptChunk(logits, rows);
+      this.promptScorer?.scoreChunk(logits, rows, this.prefillDone);
       this.prefillDone += rows;
       if (this.prefillLeft > 0) return this.cacheBefore + rows; // a chunk: nothing to emit yet
       this.prefilled = true;
-      this.lastPromptRow = null;
-      if (wantsPromptLogprobs) this.sink.onPromptLogprobs?.(this.promptEntries);
-      const id = this.sampler.pick(row(rows - 1), 0);
+      if (this.promptScorer) this.sink.onPromptLogprobs?.(this.promptScorer.finish());
+      this.promptScorer = null;
+      const id = this.sampler.pick(row(rows - 1), this.output.length);
       this.hidden = hidden.slice((rows - 1) * d, rows * d);
       this.emit([id], (t) => row(rows - 1 + t));
       return this.cacheBefore + rows;
@@ -193,22 +227,5 @@ export class Sequence {
       else if (n >= this.request.maxTokens || this.tokens.length >= this.maxModelLen) this.finished = { reason: 'length' };
     }
     if (out.length) this.sink.onTokens(out);
-  }
-
-  /** prompt_logprobs entries of the chunk at prompt positions prefillDone … prefillDone + rows − 1 (position 0 has none). */
-  private scorePromptChunk(logits: Float32Array, rows: number): void {
-    const V = this.model.config.vocabSize;
-    const k = this.request.promptLogprobs === -1 ? V : (this.request.promptLogprobs ?? 0);
-    const prompt = this.request.promptIds;
-    const start = this.prefillDone;
-    // position p is scored by the logits of position p − 1: for the chunk's first token, the previous chunk's last row
-    const before = (p: number) => (p === start ? this.lastPromptRow! : logits.subarray((p - 1 - start) * V, (p - start) * V));
-    for (let p = Math.max(1, start); p < start + rows; p++) {
-      const raw = before(p);
-      const lp = logSoftmax(raw);
-      const id = prompt[p];
-      this.promptEntries.push({ id, logprob: lp[id], rank: rankOf(lp, id), top: k > 0 ? topLogprobs(raw, k) : [] });
-    }
-    this.lastPromptRow = logits.slice((rows - 1) * V, rows * V);
   }
 }

@@ -41,16 +41,22 @@ export class ShardedEngine implements StepEngine {
     attention: AttentionSettings,
   ) {
     const shard = toShardAttention(attention);
-    if (!shard || here.options.batchVariantNumerics) throw new RangeError('this engine cannot be sharded (batch-variant numerics or a custom fault model)');
+    if (!shard || !ShardedEngine.supports(here, attention)) throw new RangeError('this engine cannot be sharded (batch-variant numerics, a custom fault model, prefix caching or a stateful fault model)');
     const { backend: _backend, ...options } = here.options;
     this.shardOptions = options;
     this.shardAttention = shard;
   }
 
-  /** Whether `here` and `attention` allow a worker (else build the Engine alone). */
+  /**
+   * Whether `here` and `attention` allow a worker (else build the Engine alone). Prefix caching and
+   * stateful fault models need one block manager over every sequence's blocks, so they stay on one thread.
+   */
   static supports(here: Engine, attention: AttentionSettings): boolean {
-    return toShardAttention(attention) !== null && !here.options.batchVariantNumerics;
+    return toShardAttention(attention) !== null && !here.options.batchVariantNumerics && !here.options.prefixCaching && !here.options.stateFaults?.size;
   }
+
+  /** Both threads' caches are sized so that they cannot run out, and cache no prefixes: nothing for the scheduler to manage. */
+  readonly kvBlocks = null;
 
   get model() {
     return this.here.model;

@@ -15,6 +15,7 @@
  * Engine here and one in a worker thread.
  */
 import type { AttentionPhase } from './attention/backend.js';
+import type { PrefixCacheStats } from './kv-cache/block-manager.js';
 import type { Model } from './model.js';
 
 export interface StepRequest {
@@ -36,6 +37,27 @@ export interface StepPhases {
   qLenPerReq: number;
 }
 
+/**
+ * What the scheduler manages of an engine's KV cache, as vLLM's scheduler drives its KVCacheManager:
+ * a block budget that can run out (so the scheduler allocates each step's slots before the step and
+ * preempts when they do not fit) and prefix caching (kv-cache/block-manager.ts).
+ */
+export interface KvBlockSpace {
+  readonly numBlocks: number;
+  readonly pageSize: number;
+  readonly prefixCaching: boolean;
+  readonly numFree: number;
+  /** Share of the blocks in use, 0…1. */
+  readonly usage: number;
+  readonly stats: PrefixCacheStats;
+  /** A new sequence reuses the cached blocks of its prefix; returns the tokens it starts with (0 without prefix caching). */
+  attachPrefix(seqId: number, tokens: readonly number[]): number;
+  /** Slots for the next step's `tokens` (the first `committed` final, the rest drafts); false, changing nothing, when out of blocks. */
+  allocateSlots(seqId: number, tokens: readonly number[], committed: number): boolean;
+  /** Forgets every cached prefix (after a failed step, whose blocks were registered but never written). */
+  resetPrefixCache(): void;
+}
+
 export interface StepEngine {
   readonly model: Model;
   /** k: requests with up to 1 + k new tokens (and the same count) run as decode. */
@@ -44,7 +66,10 @@ export interface StepEngine {
   forward(batch: readonly StepRequest[], phases?: StepPhases): StepResult[];
   /** Keep the first `len` tokens of a sequence (e.g. drop rejected drafts). */
   rollback(seqId: number, len: number): void;
-  release(seqId: number): void;
+  /** Frees the sequence's cache (`aborted`: its request was cancelled). */
+  release(seqId: number, aborted?: boolean): void;
+  /** The KV block budget the scheduler manages; null when the cache cannot run out and caches no prefixes. */
+  readonly kvBlocks: KvBlockSpace | null;
   /** Tokens in the sequence's cache (0 for an unknown sequence). */
   length(seqId: number): number;
   /** One MTP draft step (model.ts mtpStep) with this engine's kernels and precision; null without an MTP head. */

@@ -34,6 +34,8 @@ interface Posted {
 
 export class WorkerEngine implements StepEngine {
   readonly numSpeculativeTokens: number;
+  /** The worker's cache is sized so that it cannot run out (sharded-engine.ts). */
+  readonly kvBlocks = null;
   private worker: Worker | null = null;
   private readonly control = new SharedArrayBuffer(CONTROL_BYTES);
   private readonly words = new Int32Array(this.control, 0, CONTROL.words);

@@ -207,7 +207,9 @@ describe('errors: OpenAI-style JSON with the right status', () => {
     await expectError(400, '/v1/completions', { prompt: 'x', temperature: -1 }, /temperature/);
   });
   test('unsupported values are refused, not ignored', async () => {
-    await expectError(400, '/v1/completions', { prompt: 'x', n: 2 }, /n: only 1/);
+    await expectError(400, '/v1/completions', { prompt: 'x', best_of: 2 }, /best_of: only 1/);
+    await expectError(400, '/v1/completions', { prompt: 'x', n: 0 }, /n:/);
+    await expectError(400, '/v1/completions', { prompt: 'x', n: 65 }, /at most 64 choices/);
     await expectError(400, '/v1/completions', { prompt: 'x', presence_penalty: 0.5 }, /penalties/);
     await expectError(400, '/v1/completions', { prompt: 'x', logprobs: 21 }, /max_logprobs \(20\)/);
     await expectError(400, '/v1/completions', { prompt: 'x', prompt_logprobs: 1, stream: true }, /stream/);

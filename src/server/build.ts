@@ -1,6 +1,6 @@
 /**
  * Assembles a server from a loaded model and resolved settings: the engine (paged KV cache sized for
- * max_num_seqs sequences of max_model_len), the scheduler, its async driver, and the hono app.
+ * max_num_seqs sequences of max_model_len, or --num-gpu-blocks-override blocks), the scheduler, its async driver, and the hono app.
  * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
  */
 import type { ApiShape } from './api-shape.js';
@@ -13,6 +13,7 @@ import type { EngineSettings } from '../engine/flags.js';
 import type { Model } from '../engine/model.js';
 import { Scheduler } from '../engine/scheduler.js';
 import type { SpecConfig } from '../engine/speculative/config.js';
+import type { StateFaults } from '../engine/state-faults.js';
 import { createByteTokenizer } from '../engine/tokenizer.js';
 import type { Hono } from 'hono';
 import { createApp } from './app.js';
@@ -39,6 +40,12 @@ export interface ServerConfig {
   limits?: Partial<ServerLimits>;
   defaults?: Partial<SamplingDefaults>;
   returnTokensAsTokenIds?: boolean;
+  /** Reuse the KV blocks of shared prefixes (vLLM's --enable-prefix-caching; default off). */
+  prefixCaching?: boolean;
+  /** KV budget in blocks (vLLM's --num-gpu-blocks-override): the cache can run out, and sequences are preempted. Default: max_num_seqs full-length sequences. */
+  numGpuBlocks?: number;
+  /** Stateful fault models (engine/state-faults.ts); none by default. */
+  stateFaults?: StateFaults;
   /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
   apiShape?: ApiShape;
 }
@@ -62,13 +69,16 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     kvSkipLayers: s.kvSkipLayers,
     pageSize: s.pageSize,
     cacheKind: 'paged',
-    numBlocks: cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,
+    numBlocks: cfg.numGpuBlocks ?? cfg.maxNumSeqs * Math.ceil(s.maxModelLen / s.pageSize) + cfg.maxNumSeqs,
+    prefixCaching: cfg.prefixCaching ?? false,
+    stateFaults: cfg.stateFaults,
     backend: createBackend(s.attention),
     numSpeculativeTokens: cfg.spec?.numSpeculativeTokens ?? 0,
     batchVariantNumerics: cfg.batchVariantNumerics ?? false,
   });
   const threads = cfg.engineThreads ?? Math.min(2, availableParallelism());
-  const sharded = threads >= 2 && ShardedEngine.supports(single, s.attention) ? new ShardedEngine(single, s.attention) : null;
+  // a budget that can run out needs one block manager over every sequence: one thread
+  const sharded = threads >= 2 && cfg.numGpuBlocks === undefined && ShardedEngine.supports(single, s.attention) ? new ShardedEngine(single, s.attention) : null;
   const engine: StepEngine = sharded ?? single;
   const scheduler = new Scheduler(engine, {
     spec: cfg.spec,
@@ -76,6 +86,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     maxModelLen: s.maxModelLen,
     maxNumBatchedTokens: cfg.maxNumBatchedTokens,
     chunkedPrefill: cfg.chunkedPrefill,
+    stateFaults: cfg.stateFaults,
   });
   const runner = new EngineRunner(scheduler);
   const c = cfg.model.config;

@@ -88,6 +88,17 @@ export function planGeneration(
   };
 }
 
+/**
+ * `n` choices of one prompt: n independent sequences, as vLLM's parallel sampling makes n child
+ * requests (vllm/v1/engine/parallel_sampling.py: child i gets seed + i when a seed is given). With
+ * prefix caching they share the prompt's full blocks. Choice index = prompt index · n + i.
+ */
+export function choicePlans(ctx: ServerContext, plans: GenerationPlan[], n: number | null | undefined): GenerationPlan[] {
+  const k = n ?? 1;
+  if (plans.length * k > ctx.limits.maxPrompts) throw badRequest(`at most ${ctx.limits.maxPrompts} choices per request (prompts × n), got ${plans.length * k}`, 'n');
+  return plans.flatMap((p) => Array.from({ length: k }, (_, i) => (i === 0 ? p : { ...p, request: { ...p.request, seed: p.request.seed + i } })));
+}
+
 export function ensureReady(ctx: ServerContext): void {
   if (!ctx.runner || ctx.state !== 'ready') throw new ApiError(503, ctx.state === 'draining' ? 'the server is shutting down' : 'the model is still loading');
 }

@@ -2,7 +2,8 @@
  * GET /metrics in the Prometheus text format, with vLLM's metric names (so dashboards and tests
  * written for vLLM read it): requests running/waiting, finished requests by reason, prompt and
  * generation tokens, and the speculative-decoding counters vLLM's tests use
- * (AL = 1 + accepted / drafts, acceptance rate = accepted / draft tokens).
+ * (AL = 1 + accepted / drafts, acceptance rate = accepted / draft tokens), and the KV cache's size,
+ * usage, prefix-cache hits and preemptions.
  */
 import type { ServerContext } from './context.js';
 
@@ -39,6 +40,16 @@ export function renderMetrics(ctx: ServerContext): string {
   metric('vllm:spec_decode_num_drafts_total', 'counter', 'Verification steps that carried drafts.', [[label, c?.specDrafts ?? 0]]);
   metric('vllm:spec_decode_num_draft_tokens_total', 'counter', 'Draft tokens proposed.', [[label, c?.specDraftTokens ?? 0]]);
   metric('vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Draft tokens accepted.', [[label, c?.specAcceptedTokens ?? 0]]);
+  const kv = s?.engine.kvBlocks;
+  if (kv) {
+    // vLLM's cache_config_info carries the cache's size as labels: a client reads the KV capacity here
+    const info = `${label},block_size="${kv.pageSize}",num_gpu_blocks="${kv.numBlocks}",enable_prefix_caching="${kv.prefixCaching ? 'True' : 'False'}"`;
+    metric('vllm:cache_config_info', 'gauge', 'Information of the KV cache configuration.', [[info, 1]]);
+    metric('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage: 1 means 100 percent.', [[label, kv.usage]]);
+    metric('vllm:prefix_cache_queries_total', 'counter', 'Prompt tokens looked up in the prefix cache.', [[label, kv.stats.queries]]);
+    metric('vllm:prefix_cache_hits_total', 'counter', 'Prompt tokens found in the prefix cache.', [[label, kv.stats.hits]]);
+  }
+  metric('vllm:num_preemptions_total', 'counter', 'Preemptions (a sequence recomputed after its KV blocks were taken).', [[label, c?.preemptions ?? 0]]);
   metric('faultline:engine_steps_total', 'counter', 'Engine steps (one batched forward each).', [[label, c?.steps ?? 0]]);
   metric(
     'faultline:http_responses_total',

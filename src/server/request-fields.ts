@@ -1,7 +1,7 @@
 /**
  * Request validation (zod) for the generation endpoints, with vLLM's field names and defaults
  * (research correctness-oracles.md §4.1–4.2). Unknown fields are ignored, as vLLM does. Fields the
- * engine cannot honour are accepted only at their neutral value (e.g. presence_penalty 0, n 1), so
+ * engine cannot honour are accepted only at their neutral value (e.g. presence_penalty 0, best_of 1), so
  * a client that sends every field explicitly — the probe does — works, and one that asks for
  * something unsupported gets a 400 that says what, never a silent difference.
  */
@@ -31,7 +31,7 @@ export const samplingFields = {
   skip_special_tokens: z.boolean().nullish(),
   spaces_between_special_tokens: z.boolean().nullish(),
   user: z.string().nullish(),
-  n: neutral(z.int(), 1, 'one choice per prompt'),
+  n: z.int().min(1).nullish(),
   best_of: neutral(z.int(), 1, 'no beam search'),
   min_p: neutral(z.number(), 0, 'no min-p sampling'),
   presence_penalty: neutral(z.number(), 0, 'no penalties'),

@@ -1,7 +1,7 @@
 /**
  * examples/container/: the Dockerfile is not built here (no Docker engine on these machines), so it
  * is checked statically (test/helpers/dockerfile-rules.ts), and each rule is shown to catch the
- * mistake it is for. Running its ENTRYPOINT is test/e2e/standalone.test.ts's job.
+ * mistake it is for. Running its ENTRYPOINT is test/slow/standalone.test.ts's job.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -18,6 +18,8 @@ describe('bad flags exit 2 with a hint, before binding', () => {
     ['unimplemented drafter', ['--speculative-config', '{"method": "eagle3", "num_speculative_tokens": 3}'], /eagle3 is not implemented/],
     ['bad max-num-seqs', ['--max-num-seqs', '0'], /max-num-seqs must be an integer/],
     ['a step budget no prompt fits whole, chunking off', ['--max-num-batched-tokens', '512', '--no-enable-chunked-prefill'], /smaller than max_model_len 2048/],
+    ['a KV budget below one longest sequence', ['--num-gpu-blocks-override', '100'], /cannot hold one sequence of max_model_len \(2048/],
+    ['an unknown stateful fault model', ['--stateful-fault-model', 'stale-prefix-hash,no-such-fault'], /no-such-fault is not a stateful fault model/],
   ] as const)
     test(name, async () => {
       const r = await runCli(['engine', 'serve', '--port', '0', ...flags]);

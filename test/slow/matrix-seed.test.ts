@@ -5,8 +5,8 @@
  * speculative decoding with q_len_per_req 8 (k7) × Q quantization disabled — verifies dropping each
  * of the three as a remedy, calls enforce_eager (and the other factors) not involved, and stays
  * within 30 launches. Run with --parallel 2, as the README suggests on a 2-core machine (the
- * wall time is printed, not asserted: speed is a benchmark's business). test/e2e/matrix-seed.test.ts
- * runs the same plan cut to its three suspects and one bystander in `npm test`.
+ * wall time is printed, not asserted: speed is a benchmark's business). In `npm test`, the matrix's
+ * end-to-end localization is test/e2e/matrix-resume.test.ts (the scale defect, interrupted and resumed).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

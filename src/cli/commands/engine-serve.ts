@@ -15,6 +15,7 @@ import type { FlagSpec } from '../../deployment/vllm-flags.js';
 import { ACCEPTED_WITHOUT_EFFECT, ENGINE_FLAG_SPECS, resolveEngineSettings } from '../../engine/flags.js';
 import { loadModel } from '../../engine/load-model.js';
 import { resolveSpecConfig } from '../../engine/speculative/config.js';
+import { STATE_FAULT_NAMES, stateFaultModel, type StateFaultName } from '../../engine/state-faults.js';
 import { API_SHAPES, type ApiShape } from '../../server/api-shape.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
@@ -28,6 +29,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'batch_variant_numerics', kind: 'bool', help: 'reduction order depends on batch composition' },
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
+  { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
   { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
@@ -44,6 +46,7 @@ const OWN = new Set([
   'return_tokens_as_token_ids',
   'generation_config',
   'enable_prefix_caching',
+  'num_gpu_blocks_override',
 ]);
 
 const HELP = `
@@ -64,24 +67,33 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --batch-variant-numerics         matmul reduction order depends on the batch (benign drift, like real servers)
   --max-request-body-bytes N       larger bodies get 413 (default ${DEFAULT_LIMITS.maxBodyBytes})
   --shutdown-timeout S             on SIGTERM, seconds in-flight requests may finish (default 10)
+  --[no-]enable-prefix-caching     reuse the KV blocks of shared prefixes across requests (default
+                                   off, unlike vLLM V1: the engine then runs on one thread)
+  --num-gpu-blocks-override N      KV budget in blocks of --block-size tokens (default: max_num_seqs
+                                   full-length sequences): when it runs out, the newest running
+                                   request is preempted and later recomputed, as in vLLM
+  --stateful-fault-model NAME …    switch on deliberate KV-state bugs (off by default; models of
+                                   public bugs, for testing probes): ${STATE_FAULT_NAMES.join(', ')}
   --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
                                    (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
                                    and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
   engine flags as for \`engine generate\`: --emulate, --attention-backend, --attention-config,
   --kv-cache-dtype, --block-size, --dtype, --seed
-  --enable-prefix-caching and ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
+  ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
   POST /tokenize, POST /detokenize, GET /metrics; with --api sglang also POST /generate,
   GET /model_info, GET /get_model_info, GET /health_generate.
-Refused with 400 (never silently ignored), as the engine does not implement them: n or best_of > 1,
+Refused with 400 (never silently ignored), as the engine does not implement them: best_of > 1,
   presence / frequency / repetition penalties and min_p other than neutral, logit_bias, beam search,
   tools, response_format other than {"type": "text"} (JSON mode), suffix (fill-in-the-middle), a
   custom chat_template; and, as vLLM refuses it, stream_options without stream.
 
 Examples:
   faultline engine serve --port 8000
+  faultline engine serve --enable-prefix-caching --num-gpu-blocks-override 64 \\
+      --stateful-fault-model stale-prefix-hash --port 8002
   faultline engine serve --emulate sm100-affected --kv-cache-dtype fp8_e4m3 \\
       --attention-config '{"disable_flashinfer_q_quantization": true}' \\
       --speculative-config '{"method": "mtp", "num_speculative_tokens": 7}' --port 8001
@@ -131,6 +143,29 @@ function stepTokenBudget(args: Map<string, ArgValue>, maxModelLen: number): { ma
   return { maxNumBatchedTokens, chunkedPrefill };
 }
 
+/** --stateful-fault-model NAME … (also comma-separated): each a known model. */
+function statefulFaultModels(arg: ArgValue | undefined): Set<StateFaultName> {
+  const names = arg ? (arg.value as string[]).flatMap((v) => v.split(',')).filter(Boolean) : [];
+  for (const n of names)
+    if (!(STATE_FAULT_NAMES as readonly string[]).includes(n))
+      throw new UserError(`--stateful-fault-model ${n} is not a stateful fault model`, { code: 'E_USAGE', at: arg?.at, hint: `use one or more of ${STATE_FAULT_NAMES.join(', ')}` });
+  return new Set(names as StateFaultName[]);
+}
+
+/** --num-gpu-blocks-override: at least one longest sequence must fit, as vLLM checks at startup. */
+function kvBlockBudget(args: Map<string, ArgValue>, pageSize: number, longest: number): number | undefined {
+  if (!args.has('num_gpu_blocks_override')) return undefined;
+  const n = positiveInt(args, 'num_gpu_blocks_override', 0);
+  const need = Math.ceil(longest / pageSize);
+  if (n < need)
+    throw new UserError(`--num-gpu-blocks-override ${n} blocks of ${pageSize} tokens cannot hold one sequence of max_model_len (${longest} tokens with drafts)`, {
+      code: 'E_USAGE',
+      at: args.get('num_gpu_blocks_override')?.at,
+      hint: `use at least ${need} blocks, or lower --max-model-len`,
+    });
+  return n;
+}
+
 /** vLLM's --generation-config auto: temperature / top_p / top_k from the model's generation_config.json. */
 function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<SamplingDefaults>; note?: string } {
   const path = resolve(modelDir, 'generation_config.json');
@@ -166,7 +201,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   const shutdownSeconds = shutdownArg ? Number(shutdownArg.value) : 10;
   if (!Number.isFinite(shutdownSeconds) || shutdownSeconds < 0) throw new UserError('--shutdown-timeout must be a number of seconds ≥ 0', { code: 'E_USAGE', at: shutdownArg?.at });
   const notes = [...settings.notes, ...(spec?.notes ?? [])];
-  if (args.has('enable_prefix_caching')) notes.push('--enable-prefix-caching accepted without effect: the engine recomputes every prompt');
+  const stateFaults = statefulFaultModels(args.get('stateful_fault_model'));
+  const kvBudget = kvBlockBudget(args, settings.pageSize, settings.maxModelLen + (spec?.numSpeculativeTokens ?? 0));
   if (gen.note) notes.push(gen.note);
   const budget = stepTokenBudget(args, settings.maxModelLen);
   if (budget.note) notes.push(budget.note);
@@ -186,6 +222,9 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     },
     defaults: gen.defaults,
     returnTokensAsTokenIds: args.get('return_tokens_as_token_ids')?.value === true,
+    prefixCaching: args.get('enable_prefix_caching')?.value === true,
+    numGpuBlocks: kvBudget,
+    stateFaults,
     apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
   });
 
@@ -195,6 +234,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   if (spec) io.err(`speculative decoding: ${spec.method}, num_speculative_tokens ${spec.numSpeculativeTokens}\n`);
   if (a.backend === 'FLASHINFER' && a.faultModel) io.err(`note: ${a.faultModel.summary}\n`);
   for (const n of notes) io.err(`note: ${n}\n`);
+  for (const f of stateFaults) io.err(`note: stateful fault model ${f} is on (a MODEL of a public bug): ${stateFaultModel(f).summary}\n`);
+  if (built.engine.kvBlocks) io.err(`KV cache: ${built.engine.kvBlocks.numBlocks} blocks of ${settings.pageSize} tokens · prefix caching ${built.engine.kvBlocks.prefixCaching ? 'on' : 'off'}\n`);
 
   const server = await listen(built.app, host, port);
   io.out(`listening on ${server.url}\n`);

@@ -61,8 +61,8 @@ export interface KvCache {
   view(layer: number, seqId: number): KvView;
   /** Drops positions ≥ newLen (rejected drafts); frees what is no longer needed. */
   truncate(seqId: number, newLen: number): void;
-  /** Forgets the sequence and frees its storage. */
-  free(seqId: number): void;
+  /** Forgets the sequence and frees its storage (`aborted`: the request was cancelled; stateful fault models may treat that apart). */
+  free(seqId: number, aborted?: boolean): void;
 }
 
 export class KvCacheFullError extends Error {

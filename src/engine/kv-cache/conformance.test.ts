@@ -108,10 +108,10 @@ describe('paged cache: block table and slot mapping', () => {
     // [blocks, 2, H, P, hd]: K of pos 17, head 1 → block 3, K plane, head 1, offset 1
     assert.equal(view.keyOffset(17, 1), ((3 * 2 + 0) * H + 1) * 16 * HD + 1 * HD);
     assert.equal(view.valueOffset(17, 1), ((3 * 2 + 1) * H + 1) * 16 * HD + 1 * HD);
-    assert.equal(cache.numFreeBlocks, 3);
+    assert.equal(cache.numFree, 3);
     cache.truncate(1, 16);
     assert.deepEqual(cache.blockTable(1), [0]);
-    assert.equal(cache.numFreeBlocks, 5);
+    assert.equal(cache.numFree, 5);
     assert.equal(cache.blocksNeeded(1, 49), 3);
   });
 

@@ -3,79 +3,118 @@
  *   per layer: [numBlocks, 2 (K, V), Hkv, pageSize, hd]
  * one block table per sequence shared by all layers, and
  *   slot(pos) = table[⌊pos / pageSize⌋] · pageSize + pos mod pageSize.
- * Blocks are not cleared when freed (vLLM does not either): a kernel that reads outside its
- * range reads stale data, as on a GPU.
+ * The tables, reference counts and prefix caching are the block manager's (block-manager.ts); this
+ * file holds the storage and what each sequence has written. Blocks are not cleared when freed
+ * (vLLM does not either): a kernel that reads outside its range reads stale data, as on a GPU.
  */
-import { BlockAllocator } from './allocator.js';
-import { KvCacheFullError, layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { BlockManager, type PrefixCacheStats } from './block-manager.js';
+import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import type { StateFaults } from '../state-faults.js';
+import type { KvBlockSpace } from '../step-engine.js';
 
 export const SUPPORTED_PAGE_SIZES = [16, 32, 64] as const;
 
-interface Sequence {
-  table: number[];
-  length: number;
+export interface PagedCacheOptions {
+  /** Reuse full blocks of identical prefixes across sequences (vLLM's --enable-prefix-caching). */
+  prefixCaching?: boolean;
+  /** Stateful fault models of the block manager (state-faults.ts); none by default. */
+  faults?: StateFaults;
 }
 
-export class PagedKvCache implements KvCache {
-  private readonly allocator: BlockAllocator;
-  private readonly seqs = new Map<number, Sequence>();
+export class PagedKvCache implements KvCache, KvBlockSpace {
+  readonly blocks: BlockManager;
+  /** Tokens written per sequence (its slots may reach further: allocated for the step to come). */
+  private readonly lengths = new Map<number, number>();
   private capacity = 0; // blocks the storage arrays hold
   private values: Float32Array[] = []; // per layer [capacity, 2, Hkv, P, hd]
   private codes: CodeArray[] = [];
   private readonly blockElems: number; // 2·Hkv·P·hd
 
-  constructor(readonly spec: KvCacheSpec, numBlocks: number) {
+  constructor(
+    readonly spec: KvCacheSpec,
+    numBlocks: number,
+    options: PagedCacheOptions = {},
+  ) {
     if (!(SUPPORTED_PAGE_SIZES as readonly number[]).includes(spec.pageSize))
       throw new RangeError(`page size ${spec.pageSize} is not supported (use ${SUPPORTED_PAGE_SIZES.join(', ')})`);
-    this.allocator = new BlockAllocator(numBlocks);
+    this.blocks = new BlockManager(numBlocks, spec.pageSize, options.prefixCaching ?? false, options.faults);
     this.blockElems = 2 * spec.numKvHeads * spec.pageSize * spec.headDim;
   }
 
-  get numFreeBlocks(): number {
-    return this.allocator.numFree;
+  // KvBlockSpace (step-engine.ts): what the scheduler manages of this cache
+  get numBlocks(): number {
+    return this.blocks.numBlocks;
+  }
+  get pageSize(): number {
+    return this.spec.pageSize;
+  }
+  get prefixCaching(): boolean {
+    return this.blocks.prefixCaching;
+  }
+  get numFree(): number {
+    return this.blocks.numFree;
+  }
+  get usage(): number {
+    return this.blocks.usage;
+  }
+  get stats(): PrefixCacheStats {
+    return this.blocks.stats;
+  }
+
+  resetPrefixCache(): void {
+    this.blocks.resetPrefixCache();
   }
 
   /** Blocks a sequence would need in addition to grow to newLen tokens. */
   blocksNeeded(seqId: number, newLen: number): number {
-    const have = this.seqs.get(seqId)?.table.length ?? 0;
-    return Math.max(0, Math.ceil(newLen / this.spec.pageSize) - have);
+    return this.blocks.blocksNeeded(seqId, newLen);
   }
 
   length(seqId: number): number {
-    return this.seqs.get(seqId)?.length ?? 0;
+    return this.lengths.get(seqId) ?? 0;
   }
 
   blockTable(seqId: number): readonly number[] {
-    return this.seqs.get(seqId)?.table ?? [];
+    return this.blocks.table(seqId);
   }
 
   /** vLLM's slot mapping for one position. */
   slot(seqId: number, pos: number): number {
     const P = this.spec.pageSize;
-    const table = this.seqs.get(seqId)?.table ?? [];
-    const block = table[Math.floor(pos / P)];
+    const block = this.blocks.table(seqId)[Math.floor(pos / P)];
     if (block === undefined) throw new RangeError(`position ${pos} of sequence ${seqId} has no block`);
     return block * P + (pos % P);
   }
 
   extend(seqId: number, newLen: number): void {
-    const seq = this.seqs.get(seqId) ?? { table: [], length: 0 };
-    if (newLen < seq.length) throw new RangeError(`extend to ${newLen} < length ${seq.length}; use truncate`);
-    const need = this.blocksNeeded(seqId, newLen);
-    if (need > this.allocator.numFree)
-      throw new KvCacheFullError(`KV cache is full: sequence ${seqId} needs ${need} more blocks, ${this.allocator.numFree} free`);
-    for (let i = 0; i < need; i++) seq.table.push(this.allocator.allocate());
-    this.seqs.set(seqId, seq);
-    seq.length = newLen;
-    this.growStorage(this.allocator.highWaterMark);
+    const len = this.length(seqId);
+    if (newLen < len) throw new RangeError(`extend to ${newLen} < length ${len}; use truncate`);
+    const slots = this.blocks.slots(seqId);
+    if (newLen > slots) this.blocks.grow(seqId, newLen - slots);
+    this.lengths.set(seqId, newLen);
+    this.growStorage(this.blocks.highWaterMark);
+  }
+
+  /** A new sequence starts from the cached blocks of its prefix (block-manager.ts); returns the tokens it already has. */
+  attachPrefix(seqId: number, tokens: readonly number[]): number {
+    const n = this.blocks.attachPrefix(seqId, tokens);
+    this.lengths.set(seqId, n);
+    return n;
+  }
+
+  /** Slots for the next step's tokens, allocated ahead of it (the scheduler's reservation); false when out of blocks. */
+  allocateSlots(seqId: number, tokens: readonly number[], committed: number): boolean {
+    if (!this.blocks.allocateSlots(seqId, tokens, committed)) return false;
+    if (!this.lengths.has(seqId)) this.lengths.set(seqId, 0);
+    this.growStorage(this.blocks.highWaterMark);
+    return true;
   }
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
     const { numKvHeads: H, headDim: hd, pageSize: P, scales } = this.spec;
     const dtype = layerDtype(this.spec, layer);
-    const seq = this.seqs.get(seqId);
-    if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
-    const block = seq.table[Math.floor(pos / P)];
+    if (pos >= this.length(seqId)) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
+    const block = this.blocks.table(seqId)[Math.floor(pos / P)];
     const off = pos % P;
     const values = this.values[layer], codes = this.codes[layer];
     for (let h = 0; h < H; h++) {
@@ -88,11 +127,10 @@ export class PagedKvCache implements KvCache {
 
   view(layer: number, seqId: number): KvView {
     const { numKvHeads: H, headDim: hd, pageSize: P } = this.spec;
-    const seq = this.seqs.get(seqId) ?? { table: [], length: 0 };
-    const table = seq.table;
+    const table = this.blocks.table(seqId);
     return {
       values: this.values[layer] ?? new Float32Array(0),
-      length: seq.length,
+      length: this.length(seqId),
       keyOffset: (pos, h) => ((table[(pos / P) | 0] * 2 + 0) * H + h) * P * hd + (pos % P) * hd,
       valueOffset: (pos, h) => ((table[(pos / P) | 0] * 2 + 1) * H + h) * P * hd + (pos % P) * hd,
     };
@@ -104,24 +142,20 @@ export class PagedKvCache implements KvCache {
   }
 
   truncate(seqId: number, newLen: number): void {
-    const seq = this.seqs.get(seqId);
-    if (!seq) return;
-    if (newLen > seq.length) throw new RangeError(`truncate to ${newLen} > length ${seq.length}`);
-    const keep = Math.ceil(newLen / this.spec.pageSize);
-    while (seq.table.length > keep) this.allocator.free(seq.table.pop()!);
-    seq.length = newLen;
+    if (!this.lengths.has(seqId)) return;
+    if (newLen > this.length(seqId)) throw new RangeError(`truncate to ${newLen} > length ${this.length(seqId)}`);
+    this.blocks.truncate(seqId, newLen);
+    this.lengths.set(seqId, newLen);
   }
 
-  free(seqId: number): void {
-    const seq = this.seqs.get(seqId);
-    if (!seq) return;
-    for (const b of seq.table) this.allocator.free(b);
-    this.seqs.delete(seqId);
+  free(seqId: number, aborted = false): void {
+    this.blocks.free(seqId, aborted);
+    this.lengths.delete(seqId);
   }
 
   private growStorage(blocks: number): void {
     if (blocks <= this.capacity) return;
-    const cap = Math.min(this.allocator.numBlocks, Math.max(blocks, this.capacity * 2, 4));
+    const cap = Math.min(this.blocks.numBlocks, Math.max(blocks, this.capacity * 2, 4));
     for (let l = 0; l < this.spec.numLayers; l++) {
       const values = new Float32Array(cap * this.blockElems);
       const codes = newCodeArray(layerDtype(this.spec, l), cap * this.blockElems);

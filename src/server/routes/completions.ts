@@ -1,6 +1,6 @@
 /**
  * POST /v1/completions (vLLM's CompletionRequest / CompletionResponse): prompt as text, token ids or
- * a batch of either; greedy or sampled; logprobs, echo (echo with max_tokens 0 scores the prompt
+ * a batch of either, n choices each; greedy or sampled; logprobs, echo (echo with max_tokens 0 scores the prompt
  * only), prompt_logprobs, stop strings and ids, return_tokens_as_token_ids, return_token_ids;
  * streaming as SSE chunks of object "text_completion", usage last with stream_options.include_usage.
  */
@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
 import { withoutVllmExtensions } from '../api-shape.js';
 import { badRequest } from '../errors.js';
-import { collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
+import { choicePlans, collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
 import { newRequestId, readJson, unixNow } from '../http-body.js';
 import { CompletionLogprobsBuilder, emptyCompletionLogprobs, promptLogprobsJson, TokenNames } from '../logprobs-format.js';
 import { mergeTagged } from '../merge.js';
@@ -44,7 +44,7 @@ export function registerCompletions(app: Hono, ctx: ServerContext): void {
     if (body.prompt_logprobs !== undefined && body.prompt_logprobs !== null && body.stream) throw badRequest('prompt_logprobs is not available when stream is enabled', 'prompt_logprobs');
     const logprobs = body.logprobs ?? null;
     const list = prompts(ctx, body);
-    const plans = list.map((p) =>
+    const perPrompt = list.map((p) =>
       planGeneration(ctx, p.ids, body, {
         maxTokens,
         logprobs,
@@ -53,11 +53,14 @@ export function registerCompletions(app: Hono, ctx: ServerContext): void {
         promptLogprobs: body.prompt_logprobs ?? (echo && logprobs !== null ? logprobs : null),
       }),
     );
+    const plans = choicePlans(ctx, perPrompt, body.n);
+    const n = plans.length / list.length;
+    const promptOf = (choice: number) => list[Math.floor(choice / n)];
     ensureReady(ctx);
     const names = new TokenNames(ctx.tokenizer, body.return_tokens_as_token_ids ?? ctx.returnTokensAsTokenIds);
     const head = { id: newRequestId('cmpl'), object: 'text_completion', created: unixNow(), model: ctx.modelId };
     const signal = c.req.raw.signal;
-    if (body.stream) return sseResponse(streamChunks(ctx, plans, list, { echo, logprobs, names, head, includeUsage: body.stream_options?.include_usage ?? false }, signal));
+    if (body.stream) return sseResponse(streamChunks(ctx, plans, promptOf, list, { echo, logprobs, names, head, includeUsage: body.stream_options?.include_usage ?? false }, signal));
 
     const results = await Promise.all(plans.map((plan) => collectGeneration(ctx, plan, signal)));
     const choices = results.map((r, i) => {
@@ -65,17 +68,17 @@ export function registerCompletions(app: Hono, ctx: ServerContext): void {
       if (logprobs !== null) {
         lp = emptyCompletionLogprobs();
         const b = new CompletionLogprobsBuilder(names);
-        if (echo) b.prompt(lp, list[i].ids, r.promptLogprobs ?? []);
+        if (echo) b.prompt(lp, promptOf(i).ids, r.promptLogprobs ?? []);
         b.generated(lp, r.tokens);
       }
       return {
         index: i,
-        text: (echo ? list[i].text : '') + r.text,
+        text: (echo ? promptOf(i).text : '') + r.text,
         logprobs: lp,
         finish_reason: r.finish.reason,
         stop_reason: r.finish.stopReason,
         prompt_logprobs: r.promptLogprobs ? promptLogprobsJson(names, r.promptLogprobs) : null,
-        ...(body.return_token_ids ? { token_ids: r.tokens.map((t) => t.id), prompt_token_ids: list[i].ids } : {}),
+        ...(body.return_token_ids ? { token_ids: r.tokens.map((t) => t.id), prompt_token_ids: promptOf(i).ids } : {}),
       };
     });
     const promptTokens = list.reduce((n, p) => n + p.ids.length, 0);
@@ -96,7 +99,7 @@ interface StreamOptions {
   includeUsage: boolean;
 }
 
-async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], list: Prompt[], o: StreamOptions, signal: AbortSignal): AsyncGenerator<object> {
+async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], promptOf: (choice: number) => Prompt, list: Prompt[], o: StreamOptions, signal: AbortSignal): AsyncGenerator<object> {
   const builders = plans.map(() => new CompletionLogprobsBuilder(o.names));
   const echoed = plans.map(() => !o.echo);
   const completionTokens = plans.map(() => 0);
@@ -111,8 +114,8 @@ async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], list: 
       // the echoed prompt goes first; with logprobs it waits for the prompt log-probabilities
       if (o.logprobs !== null && !d.promptLogprobs) continue;
       echoed[index] = true;
-      text += list[index].text;
-      if (lp) builders[index].prompt(lp, list[index].ids, d.promptLogprobs ?? []);
+      text += promptOf(index).text;
+      if (lp) builders[index].prompt(lp, promptOf(index).ids, d.promptLogprobs ?? []);
     }
     text += d.text;
     if (lp) builders[index].generated(lp, d.tokens);
