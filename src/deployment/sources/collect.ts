@@ -7,7 +7,7 @@
  */
 import { isMap, type Node } from 'yaml';
 import type { Located } from '../../core/located.js';
-import { launchesFromCompose } from './compose.js';
+import { composeLookup, launchesFromCompose } from './compose.js';
 import { detectFileKind } from './detect.js';
 import { isProductionStackValues, launchesFromProductionStack } from './helm-production-stack.js';
 import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js';
@@ -48,7 +48,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
     if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
-      for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes));
+      for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes, given));
     }
   }
   launches.push(...launchesFromKserve(kserve));
@@ -65,7 +65,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
   return { launches, perFile, notes, notLaunches };
 }
 
-function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[]): LaunchCommand[] {
+function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[], given?: GivenValues): LaunchCommand[] {
   if (!isMap(node)) return [];
   const kind = scalarText(y, mapGet(node, 'kind'));
   if (kind && mapGet(node, 'apiVersion')) {
@@ -78,10 +78,10 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
     }
     // OpenShift Template and v1 List wrap other objects
     const wrapped = kind === 'Template' ? mapGet(node, 'objects') : kind === 'List' || kind.endsWith('List') ? mapGet(node, 'items') : undefined;
-    if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes));
+    if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes, given));
     return launchesFromKubernetesObject(y, node, f.baseDir);
   }
-  if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir);
+  if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
   if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
   if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { collectLaunches } from './collect.js';
 import { envObject, fixture, memoryFile, texts, where } from './testing.js';
@@ -58,4 +61,45 @@ test('string commands are split with shell quoting, folded sh -c scripts parsed,
   assert.ok(b.notes.some((n) => n.value.includes('reserves 2 GPU')));
   assert.ok(b.notes.some((n) => n.value.startsWith('PORT')));
   assert.equal(launches.length, 2);
+});
+
+test('interpolation in image, command (list and string), entrypoint and environment from .env and given values; the rest stays a run-time value', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fl-compose-'));
+  try {
+    writeFileSync(join(dir, '.env'), 'TAG=v0.10.1\nKV=fp8\nEXTRA=--enforce-eager --max-model-len 4096\n');
+    const yaml = `services:
+  list:
+    image: vllm/vllm-openai:\${TAG}
+    command: [--model, "\${MODEL:-Qwen/Qwen3-8B}", --kv-cache-dtype, "\${KV}", --port, "\${PORT}"]
+    environment:
+      VLLM_ATTENTION_BACKEND: \${ATTN:-FLASHINFER}
+  str:
+    image: vllm/vllm-openai:latest
+    command: --model org/m \${EXTRA} --tensor-parallel-size \${TP:?set TP}
+`;
+    const path = join(dir, 'compose.yaml');
+    writeFileSync(path, yaml);
+    const file = { path: 'compose.yaml', absPath: path, baseDir: dir, text: yaml };
+    const [list, str] = collectLaunches([file]).launches;
+    const after = (l: typeof list, flag: string) => texts(l)[texts(l).indexOf(flag) + 1];
+    assert.equal(after(list, '--model'), 'Qwen/Qwen3-8B');
+    assert.equal(after(list, '--kv-cache-dtype'), 'fp8');
+    assert.equal(after(list, '--port'), '${PORT}');
+    assert.equal(where(list, 'fp8'), '4:69', 'the list item that held ${KV}');
+    assert.equal(list.image?.value, 'vllm/vllm-openai:v0.10.1');
+    assert.equal(envObject(list).VLLM_ATTENTION_BACKEND, 'FLASHINFER');
+    assert.ok(list.notes.some((n) => /\$\{PORT\} is interpolated by Compose/.test(n.value)));
+    assert.ok(list.notes.some((n) => /\$\{KV\} is "fp8" \(from \.env\)/.test(n.value)));
+    // a string command is split after interpolation, as Compose does
+    assert.deepEqual(texts(str).slice(-5), ['--enforce-eager', '--max-model-len', '4096', '--tensor-parallel-size', '${TP}']);
+    assert.ok(texts(str).includes('--enforce-eager') && after(str, '--max-model-len') === '4096');
+    assert.equal(after(str, '--tensor-parallel-size'), '${TP}');
+    assert.ok(str.notes.some((n) => /Compose refuses to start without it \("set TP"\)/.test(n.value)));
+    // given values win over .env
+    const given = { vars: new Map([['KV', { value: 'auto' }]]), env: new Map() };
+    const [again] = collectLaunches([file], given).launches;
+    assert.equal(after(again, '--kv-cache-dtype'), 'auto');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

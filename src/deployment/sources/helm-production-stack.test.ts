@@ -69,3 +69,26 @@ test('several modelSpecs, a disabled one skipped, GPU product from nodeSelectorT
   assert.deepEqual(l.gpuHints.map((h) => [h.value, h.at?.line]), [['NVIDIA-B200', 19]]);
   assert.equal(l.source.object, 'servingEngineSpec.modelSpec[0] (a)');
 });
+
+test('vllmConfig keys the chart does not read, and extraArgs at the modelSpec level, are notes at the key: they never reach vLLM', () => {
+  const yaml = `servingEngineSpec:
+  modelSpec:
+    - name: m
+      repository: vllm/vllm-openai
+      tag: v0.10.1
+      modelURL: org/m
+      extraArgs: ["--enforce-eager"]
+      vllmConfig:
+        maxModelLen: 4096
+        kvCacheDtype: fp8
+        extraArgs: ["--kv-cache-dtype", "auto"]
+`;
+  const [l] = collectLaunches([memoryFile('values.yaml', yaml)]).launches;
+  assert.ok(!texts(l).includes('--enforce-eager'));
+  assert.equal(texts(l)[texts(l).indexOf('--kv-cache-dtype') + 1], 'auto');
+  const ignored = l.notes.filter((n) => /does not read it, so it never reaches vLLM/.test(n.value));
+  assert.deepEqual(
+    ignored.map((n) => [n.value.split(':')[0], `${n.at?.line}:${n.at?.column}`]),
+    [['vllmConfig.kvCacheDtype', '10:9'], ['modelSpec[].extraArgs', '7:7']],
+  );
+});

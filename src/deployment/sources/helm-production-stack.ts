@@ -27,6 +27,9 @@ const VALUE_FLAGS: [key: string, flag: string][] = [
   ['convert', '--convert'],
 ];
 
+/** Every vllmConfig key the chart reads (the rest never reach vLLM). */
+const CHART_VLLM_CONFIG_KEYS = new Set(['enableChunkedPrefill', 'enablePrefixCaching', ...VALUE_FLAGS.map(([key]) => key), 'extraArgs', 'v0', 'prometheusMultiprocDir']);
+
 export function isProductionStackValues(doc: Node): boolean {
   return isMap(mapGet(doc, 'servingEngineSpec'));
 }
@@ -86,6 +89,7 @@ function modelSpecLaunch(y: YamlFile, doc: Node, engine: Node | undefined, spec:
         notes.push({ value: `extraArgs item "${text}" reaches vLLM as ONE argument (the chart quotes each item); split it into two items`, at: locOf(y, item) });
     }
   }
+  notes.push(...chartIgnoredKeys(y, spec, cfg));
   if (truthy(mapGet(spec, 'modelRevision'))) {
     word('--revision', locOf(y, mapKeyNode(spec, 'modelRevision')));
     value(mapGet(spec, 'modelRevision'));
@@ -119,6 +123,25 @@ function modelSpecLaunch(y: YamlFile, doc: Node, engine: Node | undefined, spec:
     : mapGet(spec, 'nodeSelectorTerms');
   launch.gpuHints = nodeSelectorTermHints(y, terms);
   return launch;
+}
+
+/** Values the chart never renders, written where a user would expect them to become flags. */
+function chartIgnoredKeys(y: YamlFile, spec: Node, cfg: Node | undefined): Located<string>[] {
+  const notes: Located<string>[] = [];
+  const where = 'the production-stack chart (templates/deployment-vllm-multi.yaml) does not read it, so it never reaches vLLM';
+  if (isMap(cfg))
+    for (const item of cfg.items) {
+      const key = isScalar(item.key) ? String(item.key.value) : undefined;
+      if (key === undefined || CHART_VLLM_CONFIG_KEYS.has(key)) continue;
+      notes.push({ value: `vllmConfig.${key}: ${where}; write the flag in vllmConfig.extraArgs`, ...located(locOf(y, item.key as Node)) });
+    }
+  const misplaced = mapKeyNode(spec, 'extraArgs');
+  if (misplaced) notes.push({ value: `modelSpec[].extraArgs: ${where}; the chart reads vllmConfig.extraArgs`, ...located(locOf(y, misplaced)) });
+  return notes;
+}
+
+function located(at: SourceLocation | undefined): { at?: SourceLocation } {
+  return at ? { at } : {};
 }
 
 function chartEnv(y: YamlFile, doc: Node, engine: Node | undefined, spec: Node, here: SourceLocation | undefined): Map<string, Located<string>> {
