@@ -18,6 +18,7 @@ set -euo pipefail
 STATE="${FAULTLINE_SLURM_STATE:-/var/lib/faultline-slurm}"
 CONF=/etc/slurm/slurm.conf
 GRES_CONF=/etc/slurm/gres.conf
+CONF_CHANGED=0
 MARK='# written by faultline scripts/slurm-local.sh'
 HOST="$(hostname -s)"
 FAKE_GPUS=4
@@ -102,6 +103,9 @@ JobCompLoc=/var/log/slurm/jobcomp.log
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 SchedulerType=sched/backfill
+# schedule a batch job as it is submitted (the default waits up to 3 s, which a sweep of short
+# cells on one node pays for every cell)
+SchedulerParameters=batch_sched_delay=0
 GresTypes=gpu
 StateSaveLocation=/var/spool/slurmctld
 SlurmdSpoolDir=/var/spool/slurmd
@@ -117,7 +121,10 @@ MinJobAge=600
 NodeName=$HOST CPUs=$cpus RealMemory=4000 Gres=gpu:$FAKE_GPUS State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
-  mv "$tmp" "$CONF"
+  if cmp -s "$tmp" "$CONF"; then rm -f "$tmp"; else
+    mv "$tmp" "$CONF"
+    CONF_CHANGED=1
+  fi
   {
     echo "$MARK"
     echo "NodeName=$HOST Name=gpu File=$(
@@ -136,6 +143,11 @@ start_daemons() {
   fi
   for _ in $(seq 100); do scontrol ping >/dev/null 2>&1 && break; sleep 0.2; done
   scontrol ping >/dev/null 2>&1 || die "slurmctld does not answer (see /var/log/slurm/slurmctld.log)"
+  # daemons that were already running read a changed slurm.conf only when told to
+  if [ "$CONF_CHANGED" = 1 ]; then
+    log "slurm.conf changed: scontrol reconfigure"
+    scontrol reconfigure >/dev/null || die "scontrol reconfigure failed (see /var/log/slurm/slurmctld.log)"
+  fi
   if ! live_pid "$STATE/slurmd.pid" slurmd >/dev/null; then
     log "starting slurmd"
     /usr/sbin/slurmd

@@ -106,6 +106,15 @@ export async function startFakeKubeApi(
       }
       if (req.method === 'GET' && name)
         return jobs.has(name) ? send(res, 200, jobs.get(name)) : gone(res, 'jobs.batch', name);
+      if (req.method === 'GET')
+        return send(res, 200, {
+          kind: 'JobList',
+          apiVersion: 'batch/v1',
+          metadata: {},
+          items: [...jobs.values()].filter(
+            (j) => j.metadata.namespace === ns && matches(j.metadata.labels, selector),
+          ),
+        });
       if (req.method === 'DELETE') {
         const names = name
           ? [name]

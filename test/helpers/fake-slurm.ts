@@ -5,7 +5,7 @@
  * also set a job's state at any time (an outside scancel, a node failure), or make the
  * controller stop answering. The real cluster is tested in test/e2e/slurm-*.test.ts.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   SlurmUnavailable,
@@ -38,6 +38,8 @@ export interface FakeSlurm extends SlurmCommands {
   submitted: string[];
   cancelled: string[];
   queries: number;
+  /** Job names (the script's --job-name), by id. */
+  names: Map<string, string>;
   /** Sets a job's state from now on (as scancel or a node failure would). */
   force(id: string, state: string, reason?: string): void;
   /** While true, squeue fails as with a controller down. */
@@ -82,6 +84,7 @@ export function createFakeSlurm(phasesFor: (n: number, script: string) => Phase[
     submitted: [],
     cancelled: [],
     queries: 0,
+    names: new Map(),
     down: false,
     force(id, state, reason = '') {
       const job = fake.jobs.get(id)!;
@@ -98,6 +101,8 @@ export function createFakeSlurm(phasesFor: (n: number, script: string) => Phase[
         wroteEndpoint: false,
       });
       fake.submitted.push(id);
+      const name = /--job-name=([^\s"]+)/.exec(readFileSync(script, 'utf8'))?.[1];
+      if (name) fake.names.set(id, name);
       return id;
     },
     async query(ids) {
@@ -117,6 +122,14 @@ export function createFakeSlurm(phasesFor: (n: number, script: string) => Phase[
     async describe(id) {
       const job = fake.jobs.get(id);
       return job ? `JobState=${current(job).state} ExitCode=1:0` : undefined;
+    },
+    async namedJobs(prefix) {
+      if (fake.down)
+        throw new SlurmUnavailable('squeue: error: Unable to contact slurm controller (connect failure)');
+      return [...fake.jobs.values()]
+        .filter((job) => !isTerminal(current(job).state))
+        .map((job) => ({ id: job.id, name: fake.names.get(job.id) ?? '' }))
+        .filter((job) => job.name.startsWith(prefix));
     },
     async cancel(ids) {
       for (const id of ids) {

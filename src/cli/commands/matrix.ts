@@ -98,7 +98,7 @@ export const registerMatrix: RegisterCommand = (program: Command, io: CliIO, exi
   )
     .option('--out <dir>', 'run directory for the journal and per-cell logs (default: ./faultline-matrix-<time>)')
     .option('--resume <dir>', 'continue an interrupted run: servers it left running are stopped, finished cells are not run again')
-    .option('--cleanup <dir>', 'stop every server a killed run left running (no plan needed), then exit')
+    .option('--cleanup <dir>', "stop every server a killed run left running, cancel its Slurm jobs and delete its Kubernetes objects (no plan needed), then exit")
     .option('--dry-run', "print the plan and the covering array (and, for a Slurm or Kubernetes executor, each cell's sbatch script or Job and Service) without launching anything")
     .option('--parallel <n>', "servers at once (default: the plan's executor.parallel)")
     .option('--format <format>', 'text or json', 'text')
@@ -111,13 +111,15 @@ Examples:
   faultline matrix examples/seed-b200/matrix.yaml --parallel 2 --html matrix.html
   faultline matrix examples/seed-b200/matrix.yaml --dry-run          # the covering array, nothing launched
   faultline matrix examples/seed-b200/matrix.yaml --resume RUN_DIR   # continue after Ctrl-C or a crash
-  faultline matrix --cleanup RUN_DIR                                 # stop servers a killed run left behind
+  faultline matrix --cleanup RUN_DIR                                 # stop servers (and jobs) a killed run left behind
   faultline matrix --from serve.sh --model-config config.json --gpu B200 --target engine   # the plan of a launch
 
 Progress goes to stderr; stdout holds only the report.
 SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every server of the run and keep the journal (a second
 signal kills them at once). Each server's process group is journaled; if faultline is killed
 with SIGKILL its reaper process stops them, and --resume or --cleanup stops any that survived.
+Slurm jobs and Kubernetes Jobs outlive a SIGKILL: --resume re-attaches to those still running
+and cancels the rest; --cleanup cancels (scancel) or deletes (by the run's label) all of them.
 Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
 128 + the signal's number when interrupted (130 for Ctrl-C; resume with --resume).
 `,

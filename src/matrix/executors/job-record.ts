@@ -21,6 +21,11 @@ export interface JobRecord {
   node?: string;
   /** running: when the scheduler started the job; ended: when it ended (ISO, the scheduler's clock). */
   schedulerTime?: string;
+  /** Kubernetes: where the job's objects live, so `--cleanup` can find them without the plan. */
+  namespace?: string;
+  context?: string;
+  /** ended: who ended it, when not the run itself (a resumed run, or `--cleanup`). */
+  by?: 'resume' | 'cleanup';
   at: string;
 }
 

@@ -10,7 +10,11 @@ import { startFakeKubeApi, type Step } from '../../../../test/helpers/fake-kube-
 import type { LaunchRequest } from '../../executor.js';
 import { kubernetesExecutorSchema } from '../executor-schema.js';
 import type { JobRecord } from '../job-record.js';
+import { BatchV1Api, type V1Job } from '@kubernetes/client-node';
+import { cleanUpSchedulerJobs } from '../left-jobs.js';
+import { runTag } from '../slurm/slurm-executor.js';
 import { createKubernetesExecutor } from './kubernetes-executor.js';
+import { cellManifests } from './manifests.js';
 
 const never = new AbortController().signal;
 const subset = JSON.parse(
@@ -227,4 +231,64 @@ test("resume re-attaches to an active Job of the interrupted run; the run's end 
   await resumed.close!();
   assert.equal(first.api.jobs.size, 0, 'the Job nothing re-attached to is deleted at the end');
   assert.equal(first.api.services.size, 0);
+});
+
+test('--cleanup after a SIGKILLed run: every object with the run label goes, in the namespace its journal recorded, and the open Jobs are journaled as ended by the cleanup', async (t) => {
+  const { api, runDir, records } = await setup(t, () => [{ status: 'ready' }]);
+  const first = createKubernetesExecutor({
+    runDir,
+    kubernetes: kubernetesExecutorSchema.parse({
+      kind: 'kubernetes',
+      namespace: 'sweeps',
+      image: 'x',
+      poll_s: 0.02,
+    }),
+    health: '/health',
+    readyTimeoutMs: 300,
+    stopTimeoutMs: 100,
+    kubeConfig: api.kubeConfig,
+    record: (r) => records.push(r),
+  });
+  const left = await first.launch(request('c001'), never); // never stopped: faultline was killed
+  assert.ok(left.ok);
+  assert.equal(records[0].namespace, 'sweeps', 'the journal says where the objects are');
+  // a Job created just before the crash, never journaled, carries the run's label all the same
+  const { job } = cellManifests({
+    cellId: 'c002',
+    runTag: runTag(runDir),
+    levels: {},
+    argv: ['srv'],
+    env: {},
+    gpus: 1,
+    health: '/health',
+    kubernetes: kubernetesExecutorSchema.parse({ kind: 'kubernetes', namespace: 'sweeps', image: 'x' }),
+  });
+  await api.kubeConfig
+    .makeApiClient(BatchV1Api)
+    .createNamespacedJob({ namespace: 'sweeps', body: job as V1Job });
+  assert.equal(api.jobs.size, 2);
+  const journaled: JobRecord[] = [];
+  const done = await cleanUpSchedulerJobs(records, runDir, (r) => journaled.push(r), {
+    kubeConfigFor: () => api.kubeConfig,
+  });
+  assert.equal(api.jobs.size, 0);
+  assert.equal(api.services.size, 0);
+  assert.deepEqual(done.slurm, []);
+  assert.deepEqual(
+    done.kubernetes
+      .map((d) => [d.job.replace(/^fl-[0-9a-f]{8}-/, ''), d.cell, d.namespace, d.wasLive])
+      .sort(),
+    [
+      ['c001', 'c001', 'sweeps', true],
+      ['c002', 'c002', 'sweeps', true],
+    ],
+  );
+  assert.deepEqual(
+    journaled.map((r) => [r.executor, r.event, r.cell, r.by]),
+    [['kubernetes', 'ended', 'c001', 'cleanup']],
+  );
+  assert.ok(
+    api.requests.some((q) => q.method === 'DELETE' && q.path === '/apis/batch/v1/namespaces/sweeps/jobs'),
+    'deleted by the run label (a collection delete), not name by name',
+  );
 });

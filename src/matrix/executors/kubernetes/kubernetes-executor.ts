@@ -19,6 +19,7 @@ import type { KubernetesExecutorData } from '../executor-schema.js';
 import { openJobs, ReattachableJobs, type JobRecord } from '../job-record.js';
 import { runTag } from '../slurm/slurm-executor.js';
 import { cellState, type CellState, type JobView, type PodView } from './cell-state.js';
+import { defaultKubeConfig, deleteRunObjects } from './run-objects.js';
 import { CELL_LABEL, cellManifests, manifestsYaml, objectName, RUN_LABEL } from './manifests.js';
 
 export interface KubernetesExecutorOptions {
@@ -37,13 +38,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nowIso = () => new Date().toISOString();
 const notFound = (e: unknown): boolean => (e as { code?: number })?.code === 404;
 
-function defaultKubeConfig(context: string | undefined): k8s.KubeConfig {
-  const kc = new k8s.KubeConfig();
-  kc.loadFromDefault();
-  if (context) kc.setCurrentContext(context);
-  return kc;
-}
-
 interface Cell {
   name: string;
   cell: string;
@@ -60,7 +54,14 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
   const namespace = k.namespace;
   const tickMs = k.poll_s * 1000;
   const record = (r: Omit<JobRecord, 'type' | 'executor' | 'at'>): void =>
-    options.record?.({ type: 'job', executor: 'kubernetes', ...r, at: nowIso() });
+    options.record?.({
+      type: 'job',
+      executor: 'kubernetes',
+      ...r,
+      namespace,
+      ...(k.context ? { context: k.context } : {}),
+      at: nowIso(),
+    });
   const adoptable = new ReattachableJobs<Cell>();
   const ready = findAdoptable();
 
@@ -251,25 +252,12 @@ export function createKubernetesExecutor(options: KubernetesExecutorOptions): Ex
         adoptable.drain().map((c) => end(c, 'deleted by faultline (nothing re-attached to it)')),
       );
       // whatever else carries the run's label (a crash between create and record)
-      const selector = `${RUN_LABEL}=${tag}`;
-      await batch
-        .deleteCollectionNamespacedJob({
-          namespace,
-          labelSelector: selector,
-          propagationPolicy: 'Background',
-        })
-        .catch(() => undefined);
-      const services = await core
-        .listNamespacedService({ namespace, labelSelector: selector })
-        .catch(() => undefined);
-      for (const s of services?.items ?? [])
-        if (s.metadata?.name)
-          await core.deleteNamespacedService({ name: s.metadata.name, namespace }).catch(() => undefined);
+      await deleteRunObjects(batch, core, namespace, tag).catch(() => undefined);
     },
   };
 }
 
-function apiMessage(e: unknown): string {
+export function apiMessage(e: unknown): string {
   const body = (e as { body?: unknown })?.body;
   if (typeof body === 'string') {
     try {

@@ -36,6 +36,8 @@ export interface SlurmCommands {
   accounting(id: string): Promise<SlurmJobState | undefined>;
   /** scontrol show job's ExitCode, Reason and the like, for the cell's detail. */
   describe(id: string): Promise<string | undefined>;
+  /** Jobs squeue lists as queued or running whose name starts with `prefix` (a run's fl-<tag>-). */
+  namedJobs(prefix: string): Promise<{ id: string; name: string }[]>;
   cancel(ids: readonly string[]): Promise<void>;
   /** scancel, synchronously: for process exit, when nothing asynchronous runs any more. */
   cancelNow(ids: readonly string[]): void;
@@ -114,6 +116,16 @@ export function createSlurmCommands(options: { env?: NodeJS.ProcessEnv } = {}): 
         /\b(JobState|Reason|ExitCode|DerivedExitCode|RunTime|TimeLimit|NodeList)=\S*/g,
       );
       return fields?.join(' ');
+    },
+    async namedJobs(prefix) {
+      // squeue's default states: pending, running, suspended, completing — what can still hold a node
+      const r = await run('squeue', ['--noheader', '--format=%i|%j']);
+      if (r.exitCode !== 0) throw new SlurmUnavailable(failure('squeue', r));
+      return String(r.stdout)
+        .split('\n')
+        .map((l) => l.trim().split('|'))
+        .filter(([id, name]) => id && name?.startsWith(prefix))
+        .map(([id, name]) => ({ id, name }));
     },
     async cancel(ids) {
       if (ids.length === 0) return;

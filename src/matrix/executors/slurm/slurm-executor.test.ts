@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { createFakeSlurm, type Phase } from '../../../../test/helpers/fake-slurm
 import type { LaunchRequest } from '../../executor.js';
 import type { SlurmExecutorData } from '../executor-schema.js';
 import type { JobRecord } from '../job-record.js';
-import { createSlurmExecutor, type SlurmExecutorOptions } from './slurm-executor.js';
+import { createSlurmExecutor, runTag, type SlurmExecutorOptions } from './slurm-executor.js';
 
 const slurm: SlurmExecutorData = {
   kind: 'slurm',
@@ -55,6 +55,25 @@ function setup(
   });
   t.after(() => executor.close?.());
   return { runDir, fake, records, executor };
+}
+
+/** The executor a resumed run makes: the same Slurm, the killed run's records, its own journal. */
+function resumedExecutor(
+  runDir: string,
+  commands: SlurmExecutorOptions['commands'],
+  previous: JobRecord[],
+  records: JobRecord[],
+) {
+  return createSlurmExecutor({
+    runDir,
+    slurm,
+    health: '/health',
+    readyTimeoutMs: 400,
+    stopTimeoutMs: 200,
+    commands,
+    record: (r) => records.push(r),
+    previous,
+  });
 }
 
 test('a job that gets its server healthy: the handle, the script kept in the cell directory, every step journaled', async (t) => {
@@ -186,16 +205,7 @@ test('resume: a job of the killed run still running is re-attached to (no second
   const records: JobRecord[] = [];
   const runDir = mkdtempSync(join(tmpdir(), 'fl-slurm-unit-'));
   t.after(() => rmSync(runDir, { recursive: true, force: true }));
-  const resumed = createSlurmExecutor({
-    runDir,
-    slurm,
-    health: '/health',
-    readyTimeoutMs: 400,
-    stopTimeoutMs: 200,
-    commands: first.fake,
-    record: (r) => records.push(r),
-    previous: open,
-  });
+  const resumed = resumedExecutor(runDir, first.fake, open, records);
   const again = await resumed.launch(request('c009', { a: '0' }), never);
   assert.ok(again.ok);
   assert.equal(first.fake.submitted.length, 3, 're-attached, not submitted again');
@@ -220,4 +230,60 @@ test('resume: a job of the killed run still running is re-attached to (no second
   assert.ok(
     records.some((r) => r.event === 'ended' && r.job === first.fake.submitted[1] && r.state === 'CANCELLED'),
   );
+});
+
+test('resume cancels, before it submits anything, every job of the killed run it cannot re-attach to: no levels journaled, one the journal never heard of, all of them when Slurm did not answer', async (t) => {
+  const port = await healthyServer(t);
+  const { runDir, fake } = setup(t, () => [{ state: 'RUNNING', port }]);
+  const tag = runTag(runDir);
+  const ghostScript = join(runDir, 'ghost.sbatch');
+  writeFileSync(ghostScript, `#!/bin/bash\n#SBATCH --job-name=fl-${tag}-c077\n`);
+  const ghost = await fake.submit(ghostScript); // submitted just before a crash, never journaled
+  const bare = await fake.submit(ghostScript);
+  const previous: JobRecord[] = [
+    { type: 'job', executor: 'slurm', event: 'submitted', job: bare, cell: 'c002', at: '' }, // no levels: nothing to match by
+  ];
+  const records: JobRecord[] = [];
+  const resumed = resumedExecutor(runDir, fake, previous, records);
+  const r = await resumed.launch(request('c010'), never);
+  assert.ok(r.ok);
+  assert.deepEqual(new Set(fake.cancelled.slice(0, 2)), new Set([ghost, bare]));
+  assert.deepEqual(
+    records
+      .slice(0, 2)
+      .map((x) => [x.event, x.job, x.state, x.by])
+      .sort(),
+    [
+      ['ended', bare, 'CANCELLED', 'resume'],
+      ['ended', ghost, 'CANCELLED', 'resume'],
+    ].sort(),
+  );
+  assert.equal(records[2]?.event, 'submitted', 'the new job comes after the cancellations');
+  await r.server.stop();
+  await resumed.close!();
+
+  // Slurm down as the run resumes: its open jobs are cancelled once it answers, never adopted blind
+  const running = await fake.submit(ghostScript);
+  fake.down = true;
+  setTimeout(() => (fake.down = false), 100);
+  const later: JobRecord[] = [];
+  const killedRun: JobRecord[] = [
+    {
+      type: 'job',
+      executor: 'slurm',
+      event: 'submitted',
+      job: running,
+      cell: 'c003',
+      levels: { a: 'on' },
+      cellDir: runDir,
+      at: '',
+    },
+  ];
+  const third = resumedExecutor(runDir, fake, killedRun, later);
+  const r3 = await third.launch(request('c011', { a: 'off' }), never);
+  assert.ok(r3.ok);
+  assert.ok(fake.cancelled.includes(running), `job ${running} left by the killed run is cancelled`);
+  assert.ok(later.some((x) => x.event === 'ended' && x.job === running && x.by === 'resume'));
+  await r3.server.stop();
+  await third.close!();
 });

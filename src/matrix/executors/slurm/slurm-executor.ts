@@ -26,6 +26,7 @@ import {
   type SlurmCommands,
   type SlurmJobState,
 } from './slurm-commands.js';
+import { cancelSlurmJobs, endedRecord, leftSlurmJobs, type LeftSlurmJob } from './slurm-leftovers.js';
 import { SlurmPoller } from './slurm-poller.js';
 import { isTerminal, outcomeOfEnded, RUNNING_STATES, WAITING_STATES } from './slurm-states.js';
 
@@ -109,30 +110,39 @@ export function createSlurmExecutor(options: SlurmExecutorOptions): Executor {
   const adoptable = new ReattachableJobs<Job>();
   const ready = findAdoptable();
 
-  /** Jobs of the interrupted run still queued or running, by levels; the rest are journaled as ended. */
+  /**
+   * Jobs of the interrupted run still queued or running, by levels, to re-attach to; any other
+   * job it left (no levels to match, Slurm not answering, one the journal never heard of) is
+   * cancelled now, so that nothing of the earlier run runs beside this one's submissions.
+   */
   async function findAdoptable(): Promise<void> {
-    const open = openJobs(options.previous ?? [], 'slurm');
-    if (open.length === 0) return;
-    let states: Map<string, SlurmJobState>;
-    try {
-      states = await commands.query(open.map((j) => j.job));
-    } catch {
-      states = new Map(); // nothing known: those jobs are submitted anew, and cancelled at the end if they still run
-    }
-    for (const j of open) {
-      const state = states.get(j.job);
+    if ((options.previous ?? []).length === 0) return; // a fresh run
+    const left = await leftSlurmJobs(options.previous ?? [], tag, commands).catch(() =>
+      openJobs(options.previous ?? [], 'slurm').map((j) => ({
+        id: j.job,
+        cell: j.cell,
+        levels: j.levels,
+        cellDir: j.cellDir,
+      })),
+    );
+    if (left.length === 0) return;
+    const states = await commands.query(left.map((j) => j.id)).catch(() => undefined);
+    const stale: LeftSlurmJob[] = [];
+    for (const j of left) {
+      const state = states?.get(j.id);
       if (state && !isTerminal(state.state) && j.levels && j.cellDir) {
-        adoptable.add(j.levels, { id: j.job, cell: j.cell, cellDir: j.cellDir });
-        live.add(j.job);
-      } else
-        record({
-          event: 'ended',
-          job: j.job,
-          cell: j.cell,
-          state: state?.state ?? 'unknown',
-          ...(state?.end ? { schedulerTime: state.end } : {}),
-        });
+        adoptable.add(j.levels, { id: j.id, cell: j.cell, cellDir: j.cellDir });
+        live.add(j.id);
+      } else if (states && (!state || isTerminal(state.state))) record(endedRecord(j, state, 'resume'));
+      else stale.push(j); // still queued or running, or Slurm did not say
     }
+    const ended = await cancelSlurmJobs(
+      commands,
+      stale.map((j) => j.id),
+      Math.min(options.unavailableLimitMs ?? 120_000, options.stopTimeoutMs + END_GRACE_MS),
+      tickMs,
+    );
+    for (const j of stale) record(endedRecord(j, ended.get(j.id), 'resume'));
   }
 
   async function submit(request: LaunchRequest): Promise<Job | { error: string }> {
