@@ -2,9 +2,11 @@
  * Which source files one decode token runs through, counted by V8's precise coverage (call counts
  * reset, one scheduler step, the functions that ran): the engine as `engine serve` builds it
  * (src/server/build.ts: models/tiny-swa, FP8 KV from the checkpoint, reference attention, the
- * default kernel path), one sequence already decoding, then ONE step that turns its last token into
- * the next through the scheduler, the sampler, the model and the kernels and hands it to the
- * server's runner. Prints the files, engine and server apart.
+ * default kernel path, the worker thread started where the machine has two cores), one sequence
+ * already decoding, then ONE step that turns its last token into the next through the scheduler,
+ * the sampler, the model and the kernels and hands it to the request's sink. Prints the files,
+ * engine and elsewhere apart. The sink here is this script's: the server's side of a token (its
+ * runner's loop, the SSE chunk) is not counted.
  *
  *   node --import tsx bench/decode-path.ts
  */
@@ -27,6 +29,7 @@ const built = buildServer({
 const scheduler = built.runner.scheduler;
 const tokens: number[] = [];
 scheduler.submit({ promptIds: [256, ...Buffer.from('The sea was calm')], maxTokens: 40, ignoreEos: true, sampling: { temperature: 0, topK: 0, topP: 1 }, seed: 0 }, { onTokens: (t) => tokens.push(...t.map((x) => x.id)), onFinish: () => {} });
+await built.sharded?.start(); // engine serve starts the worker thread where there are two cores
 for (let i = 0; i < 8; i++) scheduler.step(); // prefill and warm decode steps
 
 const session = new Session();

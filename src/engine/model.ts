@@ -133,9 +133,21 @@ interface Storage {
   embedScale(d: number): number;
 }
 
+/** f(d) computed once per width d: the embedding scale is a constant of the model, not of the step. */
+function perWidth(f: (d: number) => number): (d: number) => number {
+  const memo = new Map<number, number>();
+  return (d) => {
+    let v = memo.get(d);
+    if (v === undefined) memo.set(d, (v = f(d)));
+    return v;
+  };
+}
+
+const BF16_STORAGE: Storage = { store: roundBf16, geglu: gegluBf16, embedScale: perWidth((d) => roundToBf16(Math.sqrt(d))) };
+const FP32_STORAGE: Storage = { store: () => {}, geglu, embedScale: (d) => Math.fround(Math.sqrt(d)) };
+
 function storage(precision: Precision): Storage {
-  if (precision === 'bf16') return { store: roundBf16, geglu: gegluBf16, embedScale: (d) => roundToBf16(Math.sqrt(d)) };
-  return { store: () => {}, geglu, embedScale: (d) => Math.fround(Math.sqrt(d)) };
+  return precision === 'bf16' ? BF16_STORAGE : FP32_STORAGE;
 }
 
 /** The weights of a GeGLU MLP block with its two norms (a decoder layer's and the MTP head's). */

@@ -77,8 +77,9 @@ export class ShardedEngine implements StepEngine {
     return { here: this.local.size, worker: this.remote?.size ?? 0 };
   }
 
+  /** Where a sequence lives; a sequence of this thread is answered from `local`, without asking the worker. */
   private owner(seqId: number): StepEngine {
-    return this.remote?.holds(seqId) ? this.remote : this.here;
+    return !this.local.has(seqId) && this.remote?.holds(seqId) ? this.remote : this.here;
   }
 
   length(seqId: number): number {
@@ -106,8 +107,9 @@ export class ShardedEngine implements StepEngine {
     validateStep(this.model, batch, (seqId) => this.length(seqId));
     if (batch.length >= 2 && !this.remote) void this.start();
     const remote = this.remote;
-    this.place(batch, remote?.usable ? remote : null);
-    const there = batch.flatMap((r, i) => (remote?.holds(r.seqId) ? [i] : []));
+    this.place(batch, remote);
+    // placed: every sequence of the step is this thread's or the worker's
+    const there = batch.flatMap((r, i) => (this.local.has(r.seqId) ? [] : [i]));
     if (!remote || !there.length) return this.here.forward(batch, phases);
     if (!remote.usable) throw new Error('the engine worker thread stopped; its sequences cannot continue');
     const mine = batch.flatMap((_, i) => (there.includes(i) ? [] : [i]));
@@ -148,10 +150,14 @@ export class ShardedEngine implements StepEngine {
     for (const i of there) remote.rollback(batch[i].seqId, before[i]);
   }
 
-  /** New sequences: to the worker while it holds less than its share (never a sequence this thread has cached, never the only one). */
-  private place(batch: readonly StepRequest[], remote: WorkerEngine | null): void {
+  /**
+   * New sequences: to the worker while it holds less than its share and takes work (never a sequence
+   * this thread has cached, never the only one). A step of placed sequences asks the worker nothing.
+   */
+  private place(batch: readonly StepRequest[], worker: WorkerEngine | null): void {
     for (const req of batch) {
-      if (this.local.has(req.seqId) || remote?.holds(req.seqId)) continue;
+      if (this.local.has(req.seqId) || worker?.holds(req.seqId)) continue;
+      const remote = worker?.usable ? worker : null;
       const workers = remote?.size ?? 0;
       const total = workers + this.local.size + 1;
       const toWorker = remote && this.here.length(req.seqId) === 0 && workers + 1 <= this.share * total + 1e-9 && this.local.size > 0;

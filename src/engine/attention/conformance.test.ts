@@ -19,8 +19,7 @@ import { attentionKernels } from '../wasm/attention-kernels.js';
 import type { AttentionRequest } from './backend.js';
 import { createFlashinferBackend } from './flashinfer.js';
 import { referenceAttentionSpec } from './reference.js';
-import { referenceAttentionPairs } from './reference-backend.js';
-import { referenceAttentionSimd } from './reference-simd.js';
+import { referenceAttentionPairs, referenceAttentionSimd } from './reference-backend.js';
 import { buildCase, nhdRequest, runBackend, type AttentionCase, type BuiltCase } from './testing.js';
 
 const kernels = attentionKernels();

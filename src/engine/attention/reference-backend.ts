@@ -1,11 +1,11 @@
 /**
  * The `reference` backend: the reference attention (reference.ts) made fast and bit-identical to it
  * (attention/conformance.test.ts checks every bit): the query heads that share a KV head are taken
- * two at a time, on WebAssembly SIMD where it applies (reference-simd.ts), else in the JS loop below.
+ * two at a time, on WebAssembly SIMD where it applies (referenceAttentionSimd), else in the JS loop
+ * (referenceAttentionPairs).
  */
-import { attentionKernels, MAX_KV_ELEMENTS } from '../wasm/attention-kernels.js';
+import { attentionKernels, MAX_KV_ELEMENTS, type AttentionKernels } from '../wasm/attention-kernels.js';
 import { keyRange, kvScales, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
-import { referenceAttentionSimd } from './reference-simd.js';
 
 /** 'wasm-simd' (default): the SIMD kernels where they apply; 'js': the JS loop below. Both give the spec's bits. */
 export type AttentionKernelChoice = 'js' | 'wasm-simd';
@@ -40,9 +40,9 @@ let scores0 = new Float64Array(0),
 
 /**
  * out rows of one request = softmax(sm · q · Kᵀ over the row's window) · V, all in float64: on the
- * SIMD kernels (reference-simd.ts) where WebAssembly SIMD is available, the query heads split evenly
+ * SIMD kernels (referenceAttentionSimd below) where WebAssembly SIMD is available, the query heads split evenly
  * over the KV heads and the keys fit the kernel memory, else the JS loop; the two agree to the bit
- * (reference-simd.test.ts).
+ * (attention/conformance.test.ts).
  */
 export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
   const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
@@ -115,6 +115,61 @@ export function referenceAttentionPairs(q: Float32Array, out: Float32Array, req:
       for (let d = 0; d < hd; d++) out[qo0 + d] = a0[d] / den0;
       if (pair) for (let d = 0; d < hd; d++) out[qo1 + d] = a1[d] / den1;
       h += pair ? 2 : 1;
+    }
+  }
+}
+
+/**
+ * The SIMD path: the same arithmetic as the JS loop, bit for bit. Per KV head, the K/V rows every
+ * query row of the request reads are loaded once (scales applied in float64); then, per row and pair
+ * of query heads, the kernel computes both heads' dot products (a lane per head, float64, in order of
+ * d), JS scales them, takes the max and Math.exp of each score and sums the denominators in order of
+ * j, and the kernel accumulates P·V (float64, in order of j). An unpaired head runs in both lanes.
+ */
+export function referenceAttentionSimd(kernels: AttentionKernels, q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale } = layer;
+  const { ks, vs } = kvScales(layer);
+  const perKv = Hq / Hkv;
+  // rows' ranges only move forward: the union is [lo of the first row, hi of the last]
+  const first = keyRange(rowPosition(req, 0), windowLeft).lo;
+  const last = rowPosition(req, req.qLen - 1);
+  const passes = req.qLen * Math.ceil(perKv / 2);
+  for (let g = 0; g < Hkv; g++) {
+    kernels.loadKv(req.view, g, first, last, layer.pageSize, hd, ks, vs, passes);
+    const m = kernels.f64;
+    const { q: qAt, scores: sAt, acc0, acc1 } = kernels.at;
+    for (let t = 0; t < req.qLen; t++) {
+      const { lo, hi } = keyRange(rowPosition(req, t), windowLeft);
+      const n = hi - lo + 1;
+      const sEnd = sAt + 2 * n;
+      for (let h = g * perKv; h < (g + 1) * perKv; h += 2) {
+        const qo0 = ((req.rowStart + t) * Hq + h) * hd;
+        const qo1 = h + 1 < (g + 1) * perKv ? qo0 + hd : qo0;
+        for (let d = 0; d < hd; d++) {
+          m[qAt + 2 * d] = q[qo0 + d];
+          m[qAt + 2 * d + 1] = q[qo1 + d];
+        }
+        kernels.dots(lo - first, n);
+        let max0 = -Infinity,
+          max1 = -Infinity;
+        for (let i = sAt; i < sEnd; i += 2) {
+          const s0 = (m[i] = m[i] * smScale);
+          const s1 = (m[i + 1] = m[i + 1] * smScale);
+          if (s0 > max0) max0 = s0;
+          if (s1 > max1) max1 = s1;
+        }
+        let den0 = 0,
+          den1 = 0;
+        for (let i = sAt; i < sEnd; i += 2) {
+          const p0 = (m[i] = Math.exp(m[i] - max0));
+          const p1 = (m[i + 1] = Math.exp(m[i + 1] - max1));
+          den0 += p0;
+          den1 += p1;
+        }
+        kernels.pvExact(lo - first, n);
+        for (let d = 0; d < hd; d++) out[qo0 + d] = m[acc0 + d] / den0;
+        if (qo1 !== qo0) for (let d = 0; d < hd; d++) out[qo1 + d] = m[acc1 + d] / den1;
+      }
     }
   }
 }

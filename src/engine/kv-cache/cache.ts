@@ -88,12 +88,18 @@ export function newCodeArray(dtype: KvDtype, length: number): CodeArray {
 const native = nativeKernels();
 
 /**
- * Stores n consecutive elements src[srcOff …] at indices at … (storeElement each; an FP8 run on the
- * native addon where it is built: the same bits).
+ * Stores n consecutive elements src[srcOff …] at indices at … of `codes` / `values` (storeElement
+ * each). `lut` is the FP8 decode table (FP8_E4M3_DECODE_LUT), passed in so that on the native addon
+ * the addon's own function is the store, with no JS layer per write.
  */
-export function storeRun(dtype: KvDtype, src: Float32Array, srcOff: number, n: number, scale: number, codes: CodeArray, values: Float32Array, at: number): void {
-  if (dtype === 'fp8_e4m3' && native) return native.storeFp8(codes as Uint8Array, values, at, src, srcOff, n, scale, FP8_E4M3_DECODE_LUT);
-  for (let i = 0; i < n; i++) storeElement(dtype, src[srcOff + i], scale, codes, values, at + i);
+export type StoreRun = (codes: CodeArray, values: Float32Array, at: number, src: Float32Array, srcOff: number, n: number, scale: number, lut: Float32Array) => void;
+
+/** The store of one dtype, chosen once per layer when a cache is built: for FP8 the native addon's (the same bits) where it is built, else the JS loop. */
+export function storeRunFor(dtype: KvDtype): StoreRun {
+  if (dtype === 'fp8_e4m3' && native) return native.storeFp8.bind(native) as StoreRun;
+  return (codes, values, at, src, srcOff, n, scale) => {
+    for (let i = 0; i < n; i++) storeElement(dtype, src[srcOff + i], scale, codes, values, at + i);
+  };
 }
 
 /**

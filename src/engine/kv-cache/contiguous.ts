@@ -1,9 +1,10 @@
 /**
  * Contiguous KV cache: the reference the paged cache is tested against. Each sequence owns,
  * per layer, one array [2 (K, V), Hkv, capacity, hd] that doubles when it fills up.
- * Same dtype conversion (cache.ts storeRun), no blocks: a view is plain arithmetic.
+ * Same dtype conversion (cache.ts storeRunFor), no blocks: a view is plain arithmetic.
  */
-import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { FP8_E4M3_DECODE_LUT } from '../../numerics/fp8.js';
+import { layerDtype, newCodeArray, storeRunFor, type CodeArray, type StoreRun, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 
 interface Sequence {
   length: number;
@@ -14,8 +15,12 @@ interface Sequence {
 
 export class ContiguousKvCache implements KvCache {
   private readonly seqs = new Map<number, Sequence>();
+  /** Per layer, the store of its dtype (cache.ts storeRunFor), chosen once. */
+  private readonly stores: StoreRun[];
 
-  constructor(readonly spec: KvCacheSpec) {}
+  constructor(readonly spec: KvCacheSpec) {
+    this.stores = Array.from({ length: spec.numLayers }, (_, l) => storeRunFor(layerDtype(spec, l)));
+  }
 
   length(seqId: number): number {
     return this.seqs.get(seqId)?.length ?? 0;
@@ -31,7 +36,7 @@ export class ContiguousKvCache implements KvCache {
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
     const { numKvHeads: H, headDim: hd, scales } = this.spec;
-    const dtype = layerDtype(this.spec, layer);
+    const store = this.stores[layer];
     const seq = this.seqs.get(seqId);
     if (!seq || pos >= seq.length) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const cap = seq.capacity;
@@ -39,8 +44,8 @@ export class ContiguousKvCache implements KvCache {
     for (let h = 0; h < H; h++) {
       const kBase = (h * cap + pos) * hd;
       const vBase = ((H + h) * cap + pos) * hd;
-      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
-      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
+      store(codes, values, kBase, k, kOff + h * hd, hd, scales[layer].k, FP8_E4M3_DECODE_LUT);
+      store(codes, values, vBase, v, vOff + h * hd, hd, scales[layer].v, FP8_E4M3_DECODE_LUT);
     }
   }
 

@@ -8,7 +8,8 @@
  * (vLLM does not either): a kernel that reads outside its range reads stale data, as on a GPU.
  */
 import { BlockManager, type PrefixCacheStats } from './block-manager.js';
-import { layerDtype, newCodeArray, storeRun, type CodeArray, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
+import { FP8_E4M3_DECODE_LUT } from '../../numerics/fp8.js';
+import { layerDtype, newCodeArray, storeRunFor, type CodeArray, type StoreRun, type KvCache, type KvCacheSpec, type KvView } from './cache.js';
 import type { StateFaults } from '../state-faults.js';
 import type { KvBlockSpace } from '../step-engine.js';
 
@@ -29,6 +30,8 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
   private values: Float32Array[] = []; // per layer [capacity, 2, Hkv, P, hd]
   private codes: CodeArray[] = [];
   private readonly blockElems: number; // 2·Hkv·P·hd
+  /** Per layer, the store of its dtype (cache.ts storeRunFor), chosen once. */
+  private readonly stores: StoreRun[];
 
   constructor(
     readonly spec: KvCacheSpec,
@@ -39,6 +42,7 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
       throw new RangeError(`page size ${spec.pageSize} is not supported (use ${SUPPORTED_PAGE_SIZES.join(', ')})`);
     this.blocks = new BlockManager(numBlocks, spec.pageSize, options.prefixCaching ?? false, options.faults);
     this.blockElems = 2 * spec.numKvHeads * spec.pageSize * spec.headDim;
+    this.stores = Array.from({ length: spec.numLayers }, (_, l) => storeRunFor(layerDtype(spec, l)));
   }
 
   // KvBlockSpace (step-engine.ts): what the scheduler manages of this cache
@@ -112,7 +116,7 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
 
   write(layer: number, seqId: number, pos: number, k: Float32Array, kOff: number, v: Float32Array, vOff: number): void {
     const { numKvHeads: H, headDim: hd, pageSize: P, scales } = this.spec;
-    const dtype = layerDtype(this.spec, layer);
+    const store = this.stores[layer];
     if (pos >= this.length(seqId)) throw new RangeError(`write at ${pos} beyond sequence ${seqId}'s length`);
     const block = this.blocks.table(seqId)[Math.floor(pos / P)];
     const off = pos % P;
@@ -120,8 +124,8 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
     for (let h = 0; h < H; h++) {
       const kBase = ((block * 2 + 0) * H + h) * P * hd + off * hd;
       const vBase = ((block * 2 + 1) * H + h) * P * hd + off * hd;
-      storeRun(dtype, k, kOff + h * hd, hd, scales[layer].k, codes, values, kBase);
-      storeRun(dtype, v, vOff + h * hd, hd, scales[layer].v, codes, values, vBase);
+      store(codes, values, kBase, k, kOff + h * hd, hd, scales[layer].k, FP8_E4M3_DECODE_LUT);
+      store(codes, values, vBase, v, vOff + h * hd, hd, scales[layer].v, FP8_E4M3_DECODE_LUT);
     }
   }
 
