@@ -49,7 +49,7 @@ async function probe(t: ServerProcess, r: ServerProcess, args: string[]): Promis
     return { code: 0, out: stdout };
   } catch (e) {
     const x = e as { code?: number; stdout?: string; stderr?: string };
-    if (typeof x.code !== 'number' || x.code === 2) throw new Error(`probe failed: ${x.stderr ?? String(e)}`);
+    if (typeof x.code !== 'number' || x.code === 2) throw new Error(`probe failed: ${x.stderr ?? String(e)}`, { cause: e });
     return { code: x.code, out: x.stdout ?? '' };
   }
 }
@@ -64,7 +64,7 @@ async function detection(rounds: number): Promise<boolean> {
     const first = join(dir, `${fault}.json`);
     const again = join(dir, `${fault}.replay.json`);
     const t0 = Date.now();
-    const workload = await pair(target, [], (t, r) => probe(t, r, ['--suite', 'workload', '--rounds', String(rounds), '--max-tokens', '16', '--save-trace', trace, '--out', first, '--format', 'json']));
+    await pair(target, [], (t, r) => probe(t, r, ['--suite', 'workload', '--rounds', String(rounds), '--max-tokens', '16', '--save-trace', trace, '--out', first, '--format', 'json']));
     const report = JSON.parse(readFileSync(first, 'utf8')) as WorkloadReport;
     const ms = Date.now() - t0;
     const wc = await pair(target, [], (t, r) => probe(t, r, ['--suite', 'window-crossing', '--requests', '16', '--max-tokens', '32', '--format', 'json']));
