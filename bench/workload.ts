@@ -14,7 +14,8 @@
  * servers run the CLI as built (run `npm run build` first). The load average is printed beside
  * each figure: other engineers share the machine.
  *
- *   node --import tsx bench/workload.ts [--benign 20] [--rounds 4]
+ *   node --import tsx bench/workload.ts [--benign 20] [--from 0] [--rounds 4] [--skip-detection]
+ * (--from: the first benign seed, so that a sweep can be split across processes)
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -88,10 +89,10 @@ const BENIGN: { name: string; target: string[]; reference: string[] }[] = [
   { name: 'prefix caching, room to spare, vs prefix caching off', target: ['--enable-prefix-caching'], reference: [] },
 ];
 
-async function benign(n: number, rounds: number): Promise<number> {
+async function benign(from: number, n: number, rounds: number): Promise<number> {
   let alarms = 0;
   const verdicts = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < from + n; i++) {
     const c = BENIGN[i % BENIGN.length];
     const out = join(dir, `benign-${i}.json`);
     await pair(c.target, c.reference, (t, r) => probe(t, r, ['--suite', 'workload', '--rounds', String(rounds), '--max-tokens', '16', '--seed', String(i), '--out', out, '--format', 'json']));
@@ -107,7 +108,7 @@ async function benign(n: number, rounds: number): Promise<number> {
 try {
   const rounds = numberArg('rounds', 4);
   const detected = process.argv.includes('--skip-detection') ? true : await detection(rounds);
-  const alarms = await benign(numberArg('benign', 20), rounds);
+  const alarms = await benign(numberArg('from', 0), numberArg('benign', 20), rounds);
   console.log(`workload: fault models ${detected ? 'all found CORRUPT by workload only, replays identical or CORRUPT' : 'NOT all found'}; false alarms ${alarms}`);
   process.exitCode = detected && alarms === 0 ? 0 : 1;
 } finally {

@@ -1,7 +1,8 @@
 /**
  * The workload suite's traffic: a seeded trace of requests whose start depends on what the others
  * have done (finished, streamed k tokens, been cancelled), so that the state each stateful bug class
- * needs is reached on any server speed, not by lucky timing. One round holds three families:
+ * needs is reached on any server speed, not by lucky timing. One round holds three families, one
+ * after the other (the burst and the neighbours overlap within theirs):
  *
  *  eviction   prefix X (page-aligned on even rounds, unaligned on odd ones) is cached by a first
  *             request, a burst of unrelated prompts past the KV capacity evicts it (and preempts),
@@ -128,7 +129,9 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
   // cancel family
   const p = cut(prefixLen());
   const cancelGen = Math.min(longest - p.length - 8, 8 * CANCEL_AFTER_TOKENS);
-  add({ name: 'cancelled', prompt: [...p, ...cut(3)], maxTokens: cancelGen, cancelAfterTokens: CANCEL_AFTER_TOKENS, start: [], features: [...tag] });
+  // the families follow one another: another family's traffic in between would make which block a
+  // request gets depend on timing, and a replay would not corrupt the same requests
+  add({ name: 'cancelled', prompt: [...p, ...cut(3)], maxTokens: cancelGen, cancelAfterTokens: CANCEL_AFTER_TOKENS, start: [{ after: id('evict-again-1'), event: 'done' }], features: [...tag] });
   const neighbourGen = Math.min(longest - p.length - 8, Math.max(gen, 4 * CANCEL_AFTER_TOKENS));
   for (const [i, k] of [2, 3].entries())
     add({ name: `neighbour-${i}`, prompt: [...p, ...cut(4 + i)], maxTokens: neighbourGen, start: [{ after: id('cancelled'), event: 'tokens', tokens: k }], features: ['prefix-hit', 'cancelled-neighbour', ...tag] });
@@ -137,7 +140,8 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
 
   // prompt-logprobs family: as long as fits, so a server with a step token budget chunks it
   const q = cut(Math.min(longest - SHORT_GEN, 1024));
-  add({ name: 'plp-first', prompt: q, maxTokens: SHORT_GEN, promptLogprobs: true, start: [], features: ['prompt-logprobs'] });
+  const afterCancelFamily: StartCondition[] = ['neighbour-0', 'neighbour-1', 'taker-0', 'taker-1'].map((n) => ({ after: id(n), event: 'done' }));
+  add({ name: 'plp-first', prompt: q, maxTokens: SHORT_GEN, promptLogprobs: true, start: afterCancelFamily, features: ['prompt-logprobs'] });
   const shared = q.slice(0, q.length - (q.length % B) - B);
   add({ name: 'plp-hit', prompt: [...shared, ...cut(q.length - shared.length)], maxTokens: SHORT_GEN, promptLogprobs: true, start: [{ after: id('plp-first'), event: 'done' }], features: ['prompt-logprobs', 'prefix-hit'] });
   return out;
