@@ -38,7 +38,7 @@ async function probeFresh(args: string[], out: string): Promise<{ code: number |
 
 test('stale-prefix-hash: the workload suite reads CORRUPT after an eviction, and the replayed trace corrupts the same requests', { timeout: 600_000 }, async () => {
   const trace = join(dir, 'trace.json');
-  const first = await probeFresh(['--suite', 'workload', '--rounds', '2', '--save-trace', trace], join(dir, 'first.json'));
+  const first = await probeFresh(['--suite', 'workload', '--rounds', '4', '--save-trace', trace], join(dir, 'first.json'));
   assert.equal(first.code, 1, first.stdout);
   assert.match(first.stdout, /CORRUPT/);
   const corrupt = first.report.requests.filter((q) => q.outcome === 'corrupt');
