@@ -122,6 +122,11 @@ export class ProbeClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   }
 
+  /** The Authorization header value, for the few calls made outside `call` (a stream the caller abandons). */
+  get authHeader(): string | undefined {
+    return this.apiKey ? `Bearer ${this.apiKey}` : undefined;
+  }
+
   /** The server's URL as it may appear in reports: no credentials, no query. */
   get displayUrl(): string {
     try {

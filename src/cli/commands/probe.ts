@@ -21,9 +21,10 @@ import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import { LateWrites, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
+import { runWorkloadCommand, workloadConfig, workloadRequested, WORKLOAD_HELP, type WorkloadFlags } from './probe-workload.js';
 import { addCanaryOptions, CANARY_HELP, canaryRequested, runCanaryCommand, type CanaryFlags } from './probe-canary.js';
 
-interface ProbeOptions extends CanaryFlags {
+interface ProbeOptions extends CanaryFlags, WorkloadFlags {
   target: string;
   html?: string;
   reference?: string;
@@ -115,7 +116,10 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
       '--save-golden <file>',
       'save the reference run (or, with no reference, the target run) as a golden',
     )
-    .option('--suite <name>', `prompt suite: ${SUITE_NAMES.join(', ')}`, 'window-crossing')
+    .option('--suite <name>', `prompt suite: ${SUITE_NAMES.join(', ')}, workload`, 'window-crossing')
+    .option('--rounds <n>', 'workload suite: rounds of the trace at most (the sequential test may stop earlier)', '4')
+    .option('--save-trace <file>', 'workload suite: write the trace it ran, for --replay')
+    .option('--replay <file>', 'run a saved workload trace again (implies --suite workload)')
     .option(
       '--prompts <file>',
       'JSONL prompts for --suite file: {"prompt": "text" | [ids], "max_tokens"?: n}',
@@ -167,6 +171,10 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
     .action(async (opts: ProbeOptions, cmd: Command) => {
       if (opts.format !== 'text' && opts.format !== 'json')
         throw new UserError(`--format ${opts.format}: use text or json`);
+      if (workloadRequested(opts)) {
+        exit(await probeWorkload(opts, io));
+        return;
+      }
       if (!SUITE_NAMES.includes(opts.suite as SuiteName))
         throw new UserError(`unknown suite "${opts.suite}"`, { hint: `suites: ${SUITE_NAMES.join(', ')}` });
       const suite = (
@@ -287,8 +295,42 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
       await writeProbeOutputs(report, opts, outputs, io, code);
       exit(code);
     });
-  addCanaryOptions(command).addHelpText('after', CANARY_HELP);
+  addCanaryOptions(command).addHelpText('after', CANARY_HELP).addHelpText('after', WORKLOAD_HELP);
 };
+
+async function probeWorkload(opts: ProbeOptions & WorkloadFlags, io: CliIO): Promise<number> {
+  if (!opts.reference)
+    throw new UserError('the workload suite needs --reference URL', {
+      hint: 'each request of the trace is run alone on a server you trust, and compared',
+    });
+  let apiKey: string | undefined;
+  if (opts.apiKeyEnv !== undefined) {
+    apiKey = io.env[opts.apiKeyEnv];
+    if (!apiKey) throw new UserError(`--api-key-env ${opts.apiKeyEnv}: that environment variable is not set`);
+  }
+  const out = opts.out ? prepareOutputFile('--out', io.cwd, opts.out) : undefined;
+  const traceOut = opts.saveTrace ? prepareOutputFile('--save-trace', io.cwd, opts.saveTrace) : undefined;
+  const config = workloadConfig(
+    {
+      target: { url: url('--target', opts.target), apiKey },
+      reference: { url: url('--reference', opts.reference), apiKey },
+      corpus: readText(opts.promptText ? resolve(io.cwd, opts.promptText) : DEFAULT_PROMPT_TEXT, 'prompt text', 'pass --prompt-text FILE with plain prose to cut prompts from'),
+      maxTokens: int('--max-tokens', opts.maxTokens, 1, 1_000_000),
+      seed: int('--seed', opts.seed, 0, 2 ** 31 - 1),
+      logprobs: int('--logprobs', opts.logprobs, 1, 20),
+      window: windowOf(opts, io.cwd),
+      pageSize: int('--page-size', opts.pageSize, 1, 4096),
+      earlyStop: opts.earlyStop,
+      client: { timeouts: { headersMs: 1000 * int('--timeout', opts.timeout, 1) } },
+    },
+    opts,
+    io.cwd,
+    int,
+  );
+  const report = await runWorkloadCommand(config, { ...opts, saveTrace: traceOut }, opts.format as 'text' | 'json', io);
+  if (out) writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  return report.verdict === 'CLEAN' ? EXIT.clean : report.verdict === 'CORRUPT' ? EXIT.corrupt : EXIT.inconclusive;
+}
 
 /** The golden and what it does to the other options (conflicts refused, overrides noted). */
 function loadGolden(

@@ -1,0 +1,182 @@
+/**
+ * `probe --suite workload`: the target serves a seeded stateful trace (trace.ts, schedule.ts); the
+ * reference serves each judged request of it alone, one at a time; the oracle per request is the
+ * window probe's (generation judged with margins, cross-scores and loops) plus prompt logprobs where
+ * the trace asks for them. Rounds go on until the sequential test decides or the rounds run out.
+ * Failed or cut-off requests never count as clean, and any of them rules CLEAN out.
+ */
+import { UserError } from '../../core/errors.js';
+import { comparePromptLogprobs } from '../../oracle/prompt-logprobs.js';
+import { DEFAULT_MARGIN_POLICY, RunningMargin } from '../../oracle/margin.js';
+import { DEFAULT_SEQUENTIAL, SequentialTest, type SequentialPolicy } from '../../oracle/stats.js';
+import { judgeRequest } from '../../oracle/verdict.js';
+import { ProbeClient, RetryBudget, type ClientOptions } from '../client.js';
+import { ServerApi } from '../server-api.js';
+import type { Endpoint } from '../types.js';
+import { parseCacheConfig, type KvCapacity } from './capacity.js';
+import { exchange } from './exchange.js';
+import { featureShares, type WorkloadOutcome, type WorkloadRecord, type WorkloadReport } from './report.js';
+import { runRound, type RoundOutcome } from './schedule.js';
+import { buildTrace, type TraceRequest, type WorkloadTrace } from './trace.js';
+
+export interface WorkloadConfig {
+  target: Endpoint;
+  reference: Endpoint;
+  corpus: string;
+  rounds: number;
+  maxTokens: number;
+  seed: number;
+  logprobs: number;
+  window?: number;
+  pageSize: number;
+  /** A saved trace to run instead of building one (`--replay`). */
+  replay?: WorkloadTrace;
+  earlyStop?: boolean;
+  sequential?: SequentialPolicy;
+  client?: Partial<Pick<ClientOptions, 'timeouts' | 'maxRetries' | 'backoffBaseMs' | 'backoffMaxMs'>>;
+  onProgress?: (round: number, rounds: number, judged: number, corrupt: number) => void;
+  signal?: AbortSignal;
+}
+
+const api = (e: Endpoint, c: WorkloadConfig, budget: RetryBudget, offset: number) =>
+  new ServerApi(new ProbeClient({ baseUrl: e.url, apiKey: e.apiKey, budget, seed: c.seed + offset, ...c.client }));
+
+async function readCapacity(target: ServerApi): Promise<KvCapacity | undefined> {
+  try {
+    const auth = target.client.authHeader;
+    const res = await fetch(`${target.client.baseUrl}/metrics`, { headers: auth ? { authorization: auth } : {}, signal: AbortSignal.timeout(10_000) });
+    return res.ok ? parseCacheConfig(await res.text()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function tokenPool(reference: ServerApi, corpus: string, seed: number): Promise<number[]> {
+  const at = corpus.length > 30_000 ? (seed * 104_729) % (corpus.length - 30_000) : 0;
+  const r = await reference.tokenize(corpus.slice(at, at + 30_000));
+  if (!r.ok) throw new UserError(`could not tokenize the prompt text on the reference: ${r.error}`);
+  return r.value;
+}
+
+function record(q: TraceRequest, round: number, outcome: WorkloadOutcome, extra: Partial<WorkloadRecord> = {}): WorkloadRecord {
+  return { id: q.id, round, features: q.features, promptLength: q.prompt.length, maxTokens: q.maxTokens, outcome, reasons: [], errors: [], ...extra };
+}
+
+export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
+  const budget = new RetryBudget(Math.max(40, 20 * c.rounds));
+  const target = api(c.target, c, budget, 1);
+  const reference = api(c.reference, c, budget, 2);
+  const notes: string[] = [];
+  try {
+    for (const [name, s] of [['target', target], ['reference', reference]] as const) {
+      const r = await s.resolveModel(c.signal);
+      if (!r.ok) throw new UserError(`the ${name} at ${s.url} does not answer GET /v1/models: ${r.error}`, { hint: 'is the server up, and is the URL its base (http://host:port)?' });
+    }
+    const measured = await readCapacity(target);
+    const maxModelLen = Math.min(target.maxModelLen ?? 2048, reference.maxModelLen ?? 2048);
+    const capacity = c.replay?.capacity ?? measured ?? { blockSize: c.pageSize, numGpuBlocks: Math.ceil((2 * maxModelLen) / c.pageSize) };
+    if (!c.replay && !measured)
+      notes.push(`the target does not report vllm:cache_config_info on /metrics: bursts are sized for ${capacity.numGpuBlocks} blocks of ${capacity.blockSize}, which may not exhaust its cache`);
+    if (measured?.prefixCaching === false) notes.push('the target reports prefix caching off: prefix-hit requests exercise no cache');
+    const trace =
+      c.replay ??
+      buildTrace({ capacity, maxModelLen, maxTokens: c.maxTokens, seed: c.seed, rounds: c.rounds, pool: await tokenPool(reference, c.corpus, c.seed) });
+    const sequential = new SequentialTest({ ...DEFAULT_SEQUENTIAL, maxFailedRequests: 0, ...c.sequential });
+    const margins = new RunningMargin(DEFAULT_MARGIN_POLICY, c.window);
+    const records: WorkloadRecord[] = [];
+    let roundsRun = 0;
+    for (const [round, requests] of trace.rounds.entries()) {
+      if (c.signal?.aborted || (c.earlyStop !== false && sequential.current.verdict !== 'continue')) break;
+      const outcomes = await runRound(target, requests, c.logprobs, trace.seed, c.signal);
+      roundsRun++;
+      for (const q of requests) {
+        const r = await judgeOne(q, round, outcomes.get(q.id), reference, margins, c, trace.seed);
+        records.push(r);
+        if (r.outcome === 'cancelled') {
+          if (r.notes) notes.push(r.notes);
+          continue;
+        }
+        sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
+      }
+      c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
+    }
+    let final = sequential.current.verdict === 'continue' ? sequential.finish() : { ...sequential.current };
+    const lost = records.filter((r) => r.outcome === 'failed' || r.outcome === 'cut-off').length;
+    if (final.verdict === 'CLEAN' && lost > 0)
+      final = { ...final, verdict: 'INCONCLUSIVE', reason: `${lost} request(s) of the trace failed or were cut off: the state they were to reach was not probed` };
+    if (c.signal?.aborted && final.verdict === 'CLEAN') final = { ...final, verdict: 'INCONCLUSIVE', reason: 'the probe was stopped before the trace ended' };
+    const count = (o: WorkloadOutcome) => records.filter((r) => r.outcome === o).length;
+    const planned = trace.rounds.reduce((n, r) => n + r.length, 0);
+    const { features, shared } = featureShares(records);
+    const errorCounts = new Map<string, number>();
+    for (const r of records) for (const e of r.errors) errorCounts.set(e, (errorCounts.get(e) ?? 0) + 1);
+    return {
+      suite: 'workload',
+      verdict: final.verdict as WorkloadReport['verdict'],
+      reason: final.reason,
+      target: { url: target.url, model: target.model },
+      reference: { url: reference.url, model: reference.model },
+      capacity: { ...capacity, source: c.replay || measured ? 'metrics' : 'assumed' },
+      settings: { seed: trace.seed, rounds: roundsRun, maxTokens: c.maxTokens, logprobs: c.logprobs, replayed: c.replay !== undefined },
+      counts: {
+        planned,
+        judged: count('identical') + count('benign-drift') + count('corrupt'),
+        identical: count('identical'),
+        'benign-drift': count('benign-drift'),
+        corrupt: count('corrupt'),
+        failed: count('failed'),
+        'cut-off': count('cut-off'),
+        cancelled: count('cancelled'),
+        notRun: planned - records.length,
+      },
+      sequential: final,
+      features,
+      sharedByCorrupt: shared,
+      errors: [...errorCounts].map(([message, n]) => ({ message, count: n })).sort((a, b) => b.count - a.count),
+      notes: [...new Set(notes)],
+      requests: records,
+      trace: { ...trace, rounds: trace.rounds.slice(0, roundsRun) },
+    };
+  } finally {
+    await target.client.close();
+    await reference.client.close();
+  }
+}
+
+async function judgeOne(
+  q: TraceRequest,
+  round: number,
+  got: RoundOutcome | undefined,
+  reference: ServerApi,
+  margins: RunningMargin,
+  c: WorkloadConfig,
+  seed: number,
+): Promise<WorkloadRecord & { notes?: string }> {
+  if (!got) return record(q, round, 'cut-off', { errors: ['never started'] });
+  if (got.kind === 'cut-off') return record(q, round, 'cut-off', { errors: [got.reason] });
+  if (got.kind === 'failed') return record(q, round, 'failed', { errors: [`target: ${got.error}`] });
+  if (got.kind === 'cancelled')
+    return { ...record(q, round, 'cancelled'), ...(got.cancelled ? {} : { notes: `${q.id} finished after ${got.tokens} tokens, before the trace could cancel it` }) };
+  if (!got.result.ok) return record(q, round, 'failed', { errors: [`target: ${got.result.error}`] });
+  const cand = got.result.value;
+  const alone = await exchange(reference, q, c.logprobs, seed, c.signal);
+  if (!alone.ok) return record(q, round, 'failed', { errors: [`reference: ${alone.error}`] });
+  const ref = alone.value;
+  const differ = ref.generation.tokens.some((t, i) => t !== cand.generation.tokens[i]);
+  const scores = differ ? await reference.score(q.prompt, cand.generation.tokens, c.logprobs, seed, c.signal) : undefined;
+  if (scores && !scores.ok) return record(q, round, 'failed', { errors: [`reference scoring: ${scores.error}`] });
+  const judgement = judgeRequest({
+    reference: ref.generation,
+    candidate: cand.generation,
+    scores: scores?.value,
+    promptLength: q.prompt.length,
+    frame: { window: c.window, pageSize: c.pageSize },
+    margin: margins.next(ref.generation, cand.generation, q.prompt.length),
+  });
+  const plp = ref.promptScores && cand.promptScores ? comparePromptLogprobs(ref.promptScores, cand.promptScores) : undefined;
+  const reasons = [...judgement.reasons];
+  if (plp?.corrupt)
+    reasons.push(`prompt_logprobs differ from the request alone at ${plp.offCount} of ${plp.compared} positions (first ${plp.offPositions.join(', ')}; up to ${plp.maxDelta.toFixed(2)} nats)`);
+  const outcome: WorkloadOutcome = plp?.corrupt ? 'corrupt' : (judgement.verdict as WorkloadOutcome);
+  return record(q, round, outcome, { judgement, reasons, ...(plp ? { promptLogprobs: plp } : {}) });
+}

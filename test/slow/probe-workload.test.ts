@@ -1,0 +1,63 @@
+/**
+ * `probe --suite workload` over HTTP against `engine serve` with a stateful fault model: CORRUPT,
+ * with the workload feature named, and the saved trace replayed on a freshly started target
+ * corrupts the same requests. The full sweep (every fault model, window-crossing alongside, the
+ * benign configurations) is bench/workload.ts.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { WorkloadReport } from '../../src/probe/workload/report.js';
+import { runCli } from '../helpers/cli.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
+
+const MODEL = ['--model', 'models/tiny-swa', '--max-model-len', '512'];
+const FAULTY = [...MODEL, '--enable-prefix-caching', '--num-gpu-blocks-override', '40', '--max-num-batched-tokens', '128', '--stateful-fault-model', 'stale-prefix-hash'];
+let reference: ServerProcess;
+let dir: string;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'faultline-probe-workload-'));
+  reference = await startServer(MODEL, 60_000);
+});
+after(async () => {
+  await reference?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function probeFresh(args: string[], out: string): Promise<{ code: number | null; report: WorkloadReport; stdout: string }> {
+  const target = await startServer(FAULTY, 60_000);
+  try {
+    const r = await runCli(['probe', '--target', target.url, '--reference', reference.url, '--window', '128', '--max-tokens', '16', '--out', out, ...args], { timeoutMs: 240_000 });
+    return { code: r.code, stdout: r.stdout + r.stderr, report: JSON.parse(readFileSync(out, 'utf8')) as WorkloadReport };
+  } finally {
+    await target.stop();
+  }
+}
+
+test('stale-prefix-hash: the workload suite reads CORRUPT after an eviction, and the replayed trace corrupts the same requests', { timeout: 600_000 }, async () => {
+  const trace = join(dir, 'trace.json');
+  const first = await probeFresh(['--suite', 'workload', '--rounds', '4', '--save-trace', trace], join(dir, 'first.json'));
+  assert.equal(first.code, 1, first.stdout);
+  assert.match(first.stdout, /CORRUPT/);
+  const corrupt = first.report.requests.filter((q) => q.outcome === 'corrupt');
+  assert.ok(corrupt.some((q) => q.features.includes('after-eviction')), first.stdout);
+  assert.ok(first.report.features.find((f) => f.feature === 'after-eviction')!.corrupt >= 1);
+  const again = await probeFresh(['--replay', trace], join(dir, 'again.json'));
+  assert.equal(again.code, 1, again.stdout);
+  assert.equal(again.report.settings.replayed, true);
+  assert.deepEqual(
+    again.report.requests.filter((q) => q.outcome === 'corrupt').map((q) => q.id),
+    corrupt.map((q) => q.id),
+  );
+});
+
+test('the workload suite without --reference, or with a broken trace: a usage error (exit 2)', async () => {
+  const noRef = await runCli(['probe', '--suite', 'workload', '--target', reference.url]);
+  assert.equal(noRef.code, 2);
+  assert.match(noRef.stderr, /needs --reference/);
+  const broken = await runCli(['probe', '--replay', 'package.json', '--target', reference.url, '--reference', reference.url]);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /package\.json is not a workload trace/);
+});
