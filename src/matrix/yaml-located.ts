@@ -2,7 +2,7 @@
  * A YAML document as plain data plus a way back from a data path to file:line:col, so every
  * problem in a plan can be reported where it was written.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isCollection, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
 import { UserError, type SourceLocation } from '../core/errors.js';
 
 export type DataPath = readonly (string | number)[];
@@ -35,6 +35,17 @@ export function parseLocatedYaml(file: string, text: string): LocatedYaml {
       hint: 'fix the YAML at this position',
     });
   }
+  // A mapping or sequence as a key has no plain-data form (the yaml library would stringify it with a warning).
+  visit(doc, {
+    Pair(_, pair) {
+      if (isCollection(pair.key))
+        throw new UserError(`a ${isMap(pair.key) ? 'mapping' : 'sequence'} is used as a key`, {
+          code: 'E_PLAN_YAML',
+          at: toLoc(pair.key.range?.[0] ?? 0),
+          hint: 'keys are plain names or values; a YAML `? ` line or `[a, b]:` / `{a: b}:` makes a collection key',
+        });
+    },
+  });
   // Walks by text so that `16:` (a number key in YAML) matches the data path segment "16".
   const resolve = (node: Node | undefined): Node | undefined => (isAlias(node) ? (node.resolve(doc) as Node | undefined) : node);
   const child = (at: Node | undefined, segment: string | number): Node | undefined => {
