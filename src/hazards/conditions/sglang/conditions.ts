@@ -6,35 +6,36 @@
  */
 import type { Deployment } from '../../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../../hazard.js';
-import { said, sglArg } from './args.js';
+import { said, sglArg, type SglangValue } from './args.js';
 
-export function switchOn(name: string, field: string, description: string): Condition {
+/** A condition on one argument's value; a value SGLang chose from a fact the launch does not show answers unknown. */
+function onArg(name: string, field: string, description: string, judge: (v: SglangValue, d: Deployment) => ConditionResult): Condition {
   return {
     name,
     description,
     check(d: Deployment): ConditionResult {
       const v = sglArg(d, field);
       if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
-      return v.value === true
-        ? { status: 'met', detail: said(field, v), at: v.at }
-        : { status: 'not-met', detail: `--${field.replace(/_/g, '-')} is not set`, at: v.at };
+      return judge(v, d);
     },
   };
 }
 
+export function switchOn(name: string, field: string, description: string): Condition {
+  return onArg(name, field, description, (v) =>
+    v.value === true
+      ? { status: 'met', detail: said(field, v), at: v.at }
+      : { status: 'not-met', detail: `--${field.replace(/_/g, '-')} is not set`, at: v.at },
+  );
+}
+
 /** The feature a `--disable-x` switch turns off is on (the switch is not given). */
 export function notDisabled(name: string, field: string, description: string): Condition {
-  return {
-    name,
-    description,
-    check(d: Deployment): ConditionResult {
-      const v = sglArg(d, field);
-      if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
-      return v.value === true
-        ? { status: 'not-met', detail: said(field, v), at: v.at }
-        : { status: 'met', detail: `--${field.replace(/_/g, '-')} is not given, so it is on`, at: d.at };
-    },
-  };
+  return onArg(name, field, description, (v, d) =>
+    v.value === true
+      ? { status: 'not-met', detail: said(field, v), at: v.at }
+      : { status: 'met', detail: `--${field.replace(/_/g, '-')} is not given, so it is on`, at: d.at },
+  );
 }
 
 /** An argument takes one of `values` (compared as text); `unset` says what an unset value means. */
@@ -45,25 +46,15 @@ export function argIn(
   description: string,
 ): Condition {
   const wanted = values.map(String);
-  return {
-    name,
-    description,
-    check(d: Deployment): ConditionResult {
-      const v = sglArg(d, field);
-      if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
-      const text = v.value === null || v.value === undefined ? undefined : String(v.value);
-      if (text !== undefined && wanted.includes(text))
-        return { status: 'met', detail: said(field, v), at: v.at };
-      return {
-        status: 'not-met',
-        detail:
-          text === undefined
-            ? `--${field.replace(/_/g, '-')} is not set`
-            : `${said(field, v)} is not ${wanted.join(' / ')}`,
-        at: v.at,
-      };
-    },
-  };
+  return onArg(name, field, description, (v) => {
+    const text = v.value === null || v.value === undefined ? undefined : String(v.value);
+    if (text !== undefined && wanted.includes(text)) return { status: 'met', detail: said(field, v), at: v.at };
+    return {
+      status: 'not-met',
+      detail: text === undefined ? `--${field.replace(/_/g, '-')} is not set` : `${said(field, v)} is not ${wanted.join(' / ')}`,
+      at: v.at,
+    };
+  });
 }
 
 /** The attention backend SGLang runs for a phase (its own flag, else --attention-backend). */
@@ -133,24 +124,14 @@ export function speculative(algorithms: readonly string[], name = 'speculative-d
 
 /** An integer argument compared with a bound. */
 export function intAbove(name: string, field: string, floor: number, description: string): Condition {
-  return {
-    name,
-    description,
-    check(d: Deployment): ConditionResult {
-      const v = sglArg(d, field);
-      if (v.source === 'unknown') return { status: 'unknown', detail: `${field}: ${v.why}`, at: v.at };
-      const n = typeof v.value === 'number' ? v.value : Number(v.value ?? NaN);
-      if (!Number.isFinite(n))
-        return {
-          status: 'unknown',
-          detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`,
-          at: v.at,
-        };
-      return n > floor
-        ? { status: 'met', detail: said(field, v), at: v.at }
-        : { status: 'not-met', detail: `${said(field, v)} is not above ${floor}`, at: v.at };
-    },
-  };
+  return onArg(name, field, description, (v) => {
+    const n = typeof v.value === 'number' ? v.value : Number(v.value ?? NaN);
+    if (!Number.isFinite(n))
+      return { status: 'unknown', detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`, at: v.at };
+    return n > floor
+      ? { status: 'met', detail: said(field, v), at: v.at }
+      : { status: 'not-met', detail: `${said(field, v)} is not above ${floor}`, at: v.at };
+  });
 }
 
 /** The launch sets an environment variable to one of `values`. */
