@@ -8,7 +8,7 @@
 import { createRng } from '../src/core/rng.js';
 import { tokensFromArgv } from '../src/deployment/argv-token.js';
 import { parseVllmArgs } from '../src/deployment/vllm-args.js';
-import type { Engine } from '../src/engine/engine.js';
+import { Engine } from '../src/engine/engine.js';
 import { ENGINE_FLAG_SPECS, resolveEngineSettings } from '../src/engine/flags.js';
 import { generate } from '../src/engine/generate.js';
 import type { Model } from '../src/engine/model.js';
@@ -27,9 +27,15 @@ export interface Side {
   k: number;
 }
 
-export function engineSide(model: Model, flags: string[], k = 0): Side {
+/**
+ * `batchVariant`: the engine's batch-variant numerics (split-K chosen by the step's row count). One
+ * sequence at a time, that makes prefill (many rows) differ from a batch-invariant engine while
+ * one-row decode steps do not: a benign candidate whose prompt KV carries reduction-order noise.
+ */
+export function engineSide(model: Model, flags: string[], k = 0, o: { batchVariant?: boolean } = {}): Side {
   const parsed = parseVllmArgs(tokensFromArgv(flags, 'argv'), { baseDir: process.cwd(), extraFlags: [...ENGINE_FLAG_SPECS] });
-  const engine = singleSequenceEngine(model, resolveEngineSettings(parsed.args, model.config, new Set()), { numSpeculativeTokens: k });
+  const built = singleSequenceEngine(model, resolveEngineSettings(parsed.args, model.config, new Set()), { numSpeculativeTokens: k });
+  const engine = o.batchVariant ? new Engine(model, { ...built.options, batchVariantNumerics: true }) : built;
   return { engine, model, k };
 }
 

@@ -31,12 +31,63 @@ test('one-sided 95% Clopper–Pearson upper bounds match scipy (research notes �
   assert.equal(trialsForZeroEventBound(0.05), 59);
 });
 
-test('SPRT boundaries are the worked example of the research notes', () => {
-  const b = sprtBounds(DEFAULT_SEQUENTIAL);
+test("SPRT boundaries: the research notes' worked example for the two-class test", () => {
+  const b = sprtBounds({ ...DEFAULT_SEQUENTIAL, p1: 0.05, decisiveP0: undefined, decisiveP1: undefined });
   close(b.upper, 4.55, 0.005);
   close(b.lower, -2.99, 0.005);
   close(b.perCorrupt, 2.3, 0.005);
+  close(b.perDecisive, 2.3, 0.005);
   close(b.perClean, -0.046, 0.0005);
+});
+
+test('evidence classes: a decisive request weighs ×100, a weak one ×10.2, a clean one ×0.945', () => {
+  const b = sprtBounds(DEFAULT_SEQUENTIAL);
+  close(Math.exp(b.perDecisive), 100, 1e-9);
+  close(Math.exp(b.perCorrupt), 0.05 / 0.0049, 1e-9);
+  close(Math.exp(b.perClean), 0.94 / 0.995, 1e-12);
+  assert.ok(b.perDecisive >= b.upper, 'one decisive request reaches the CORRUPT boundary');
+  assert.ok(b.perCorrupt < b.upper && 2 * b.perCorrupt >= b.upper, 'weak evidence needs two');
+});
+
+test('false-alarm bound: under the benign rates at their H0 bounds every factor has mean exactly 1', () => {
+  const p = DEFAULT_SEQUENTIAL;
+  const b = sprtBounds(p);
+  const q = { clean: 1 - p.p0, weak: p.p0 - p.decisiveP0!, decisive: p.decisiveP0! };
+  const mean =
+    q.clean * Math.exp(b.perClean) + q.weak * Math.exp(b.perCorrupt) + q.decisive * Math.exp(b.perDecisive);
+  close(mean, 1, 1e-12);
+  // any benign server within the bounds moves mass towards clean, where the factor is smallest
+  const lighter =
+    0.999 * Math.exp(b.perClean) + 0.00095 * Math.exp(b.perCorrupt) + 0.00005 * Math.exp(b.perDecisive);
+  assert.ok(lighter < 1);
+});
+
+test('a decisive request alone decides CORRUPT; a weak one alone does not', () => {
+  const s = runSequential(['decisive', 'clean']);
+  assert.equal(s.verdict, 'CORRUPT');
+  assert.equal(s.seen, 1);
+  assert.equal(s.decisive, 1);
+  assert.match(s.reason, /1 with decisive evidence/);
+  const weak = runSequential(['corrupt', ...Array(28).fill('clean')]);
+  assert.equal(weak.verdict, 'INCONCLUSIVE');
+  assert.equal(weak.decisive, 0);
+});
+
+test('after clean requests a decisive one needs support: the bound holds wherever the run stops', () => {
+  const s = runSequential([...Array<RequestOutcome>(5).fill('clean'), 'decisive', 'clean']);
+  assert.equal(s.verdict, 'INCONCLUSIVE');
+  const more = runSequential([...Array<RequestOutcome>(5).fill('clean'), 'decisive', 'corrupt']);
+  assert.equal(more.verdict, 'CORRUPT');
+  assert.equal(more.seen, 7);
+});
+
+test('policies whose factors do not grow with the evidence are refused', () => {
+  assert.throws(() => new SequentialTest({ ...DEFAULT_SEQUENTIAL, decisiveP1: undefined }), /both/);
+  assert.throws(
+    () => new SequentialTest({ ...DEFAULT_SEQUENTIAL, decisiveP0: 0.004, decisiveP1: 0.005 }),
+    /grow/,
+  );
+  assert.throws(() => new SequentialTest({ ...DEFAULT_SEQUENTIAL, decisiveP0: 0.006 }), /decisiveP0 < p0/);
 });
 
 test('two corrupt requests decide CORRUPT', () => {
@@ -72,7 +123,8 @@ test('a single corrupt request among clean ones: neither verdict until the evide
   assert.match(s.reason, /1 of 41/);
   const long = runSequential(['corrupt', ...Array(200).fill('clean')]);
   assert.equal(long.verdict, 'CLEAN');
-  assert.ok(long.seen > 100);
+  // the SPRT must accept H0 too: ln(10.2) + n · ln(0.945) ≤ ln(0.05 / 0.99) takes 94 clean requests
+  assert.equal(long.seen, 95);
 });
 
 test('decided state is sticky', () => {

@@ -1,31 +1,47 @@
 /**
  * The endpoint verdict: is the candidate corrupting output, from as few probe requests as possible?
  *
- * Each judged request is a Bernoulli trial (corrupt or not; tokens inside one request are not
- * independent, so requests are the unit). Two sequential rules run over the outcomes in request
- * order and stop as soon as one decides:
+ * Each judged request is one trial with a categorical outcome — clean, or corrupt with weak or
+ * decisive evidence (evidence.ts); tokens inside one request are not independent, so requests are
+ * the unit. Two sequential rules run over the outcomes in request order and stop as soon as one
+ * decides:
  *
- *  - CORRUPT — Wald's SPRT of H0: p = p0 against H1: p = p1 crosses ln((1−β)/α). p0 > 0 is
- *    the rate of false alarms we tolerate from the per-request oracle; with the defaults
- *    (p0 0.5 %, p1 5 %, α 1 %, β 5 %) two corrupt requests with no clean one in between decide
- *    (research notes §6.1 worked example).
+ *  - CORRUPT — Wald's SPRT on the outcome class. H0 (benign): a request is corrupt with
+ *    probability ≤ p0 and decisive with probability ≤ decisiveP0; H1: p1 and decisiveP1. Each
+ *    request multiplies the likelihood ratio by P1(class) / P0(class):
+ *        clean    (1 − p1) / (1 − p0)
+ *        weak     (p1 − decisiveP1) / (p0 − decisiveP0)
+ *        decisive decisiveP1 / decisiveP0
+ *    and CORRUPT is declared when the product reaches A = (1 − β) / α. The bound: these factors
+ *    grow with the class, so under any benign server whose class rates stay within the H0 bounds
+ *    (given the past) each factor has mean ≤ 1 and the product is a nonnegative supermartingale;
+ *    by Ville's inequality P(it ever reaches A) ≤ 1 / A = α / (1 − β) ≈ 1.05 % with the defaults,
+ *    however long the run and wherever it stops (the factors are e-values; Vovk & Wang 2021).
+ *    With the defaults a decisive request alone decides (×100), two weak ones in a row do
+ *    (×10.2 each), and a clean request costs ×0.945.
  *  - CLEAN — the one-sided Clopper–Pearson upper bound on the corrupt-request rate is under
  *    `targetRate`: with no corrupt request that is the rule of three (29 clean requests for 10 %
- *    at 95 %); with some corrupt requests the SPRT must also have accepted H0.
+ *    at 95 %); with some corrupt requests the SPRT must also have accepted H0 (product ≤ β/(1−α)).
  *
+ * A policy without the decisive rates is the two-class SPRT (every corrupt request weighs p1/p0).
  * Failed requests are never clean: they are left out of both rules, counted, and when more than
  * `maxFailedFraction` of the requests failed (or more than `maxFailedRequests`, when that is set)
  * the answer is INCONCLUSIVE even if the rest look clean. Running out of requests before a
  * decision is INCONCLUSIVE, with what was missing.
  */
 import { clopperPearsonUpper, trialsForZeroEventBound } from './binomial.js';
+import type { EvidenceStrength } from './evidence.js';
 
 export type EndpointVerdict = 'CLEAN' | 'CORRUPT' | 'INCONCLUSIVE';
 export type RequestOutcome = 'clean' | 'corrupt' | 'failed';
 
 export interface SequentialPolicy {
+  /** Benign (H0) and corrupting (H1) rates of corrupt requests, any evidence. */
   p0: number;
   p1: number;
+  /** … of those with decisive evidence (a subset); both absent: decisive weighs as weak. */
+  decisiveP0?: number;
+  decisiveP1?: number;
   alpha: number;
   beta: number;
   /** CLEAN needs the corrupt-request rate bounded below this. */
@@ -37,9 +53,17 @@ export interface SequentialPolicy {
   maxFailedRequests?: number;
 }
 
+/**
+ * p0 0.5 %: the per-request false-alarm rate tolerated from the oracle. decisiveP0 0.01 %: a benign
+ * request shows decisive evidence at most once in 10,000 (its tokens would need gap noise twice the
+ * largest any benign pair showed; the calibration bench counts 0 such requests and prints the
+ * bound its sample supports). H1: a corrupting server corrupts 6 % of requests, 1 % decisively.
+ */
 export const DEFAULT_SEQUENTIAL: Readonly<SequentialPolicy> = {
   p0: 0.005,
-  p1: 0.05,
+  p1: 0.06,
+  decisiveP0: 0.0001,
+  decisiveP1: 0.01,
   alpha: 0.01,
   beta: 0.05,
   targetRate: 0.1,
@@ -53,6 +77,8 @@ export interface SequentialState {
   seen: number;
   judged: number;
   corrupt: number;
+  /** Corrupt requests whose evidence was decisive. */
+  decisive: number;
   failed: number;
   /** SPRT log-likelihood ratio. */
   llr: number;
@@ -60,41 +86,65 @@ export interface SequentialState {
   rateUpper: number;
 }
 
-export function sprtBounds(p: SequentialPolicy): {
+export interface SprtBounds {
   upper: number;
   lower: number;
-  perCorrupt: number;
+  /** Log-likelihood ratio added per request of each class. */
   perClean: number;
-} {
+  perCorrupt: number;
+  perDecisive: number;
+}
+
+export function sprtBounds(p: SequentialPolicy): SprtBounds {
+  const split = p.decisiveP0 !== undefined && p.decisiveP1 !== undefined;
   return {
     upper: Math.log((1 - p.beta) / p.alpha),
     lower: Math.log(p.beta / (1 - p.alpha)),
-    perCorrupt: Math.log(p.p1 / p.p0),
     perClean: Math.log((1 - p.p1) / (1 - p.p0)),
+    perCorrupt: split ? Math.log((p.p1 - p.decisiveP1!) / (p.p0 - p.decisiveP0!)) : Math.log(p.p1 / p.p0),
+    perDecisive: split ? Math.log(p.decisiveP1! / p.decisiveP0!) : Math.log(p.p1 / p.p0),
   };
+}
+
+/** Throws unless the rates make a valid test: the per-class factors must grow with the class. */
+export function checkPolicy(p: SequentialPolicy): void {
+  if (!(p.p0 > 0 && p.p1 > p.p0 && p.p1 < 1)) throw new RangeError('need 0 < p0 < p1 < 1');
+  if ((p.decisiveP0 === undefined) !== (p.decisiveP1 === undefined))
+    throw new RangeError('give both decisiveP0 and decisiveP1, or neither');
+  if (p.decisiveP0 === undefined) return;
+  if (!(p.decisiveP0 > 0 && p.decisiveP0 < p.p0 && p.decisiveP1! > 0 && p.decisiveP1! < p.p1))
+    throw new RangeError('need 0 < decisiveP0 < p0 and 0 < decisiveP1 < p1');
+  const b = sprtBounds(p);
+  if (!(b.perClean <= b.perCorrupt && b.perCorrupt <= b.perDecisive))
+    throw new RangeError(
+      'the likelihood ratio must grow from clean to weak to decisive (else H0 bounds do not bound the false-alarm rate)',
+    );
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
 
 /** Whether `failed` of `seen` requests is within the policy's tolerance for failures. */
 export function failuresTolerated(p: SequentialPolicy, failed: number, seen: number): boolean {
-  return p.maxFailedRequests !== undefined ? failed <= p.maxFailedRequests : failed <= p.maxFailedFraction * seen;
+  return p.maxFailedRequests !== undefined
+    ? failed <= p.maxFailedRequests
+    : failed <= p.maxFailedFraction * seen;
 }
 
 /** The tolerance in words: "at most 10% of requests may fail", "no request may fail". */
 export function describeFailureTolerance(p: SequentialPolicy): string {
   if (p.maxFailedRequests === undefined) return `at most ${pct(p.maxFailedFraction)} of requests may fail`;
-  return p.maxFailedRequests === 0 ? 'no request may fail' : `at most ${p.maxFailedRequests} request(s) may fail`;
+  return p.maxFailedRequests === 0
+    ? 'no request may fail'
+    : `at most ${p.maxFailedRequests} request(s) may fail`;
 }
 
 /** Feed outcomes one at a time; `decide` says whether to stop. */
 export class SequentialTest {
   private state: SequentialState;
-  private readonly bounds: ReturnType<typeof sprtBounds>;
+  private readonly bounds: SprtBounds;
 
   constructor(readonly policy: SequentialPolicy = DEFAULT_SEQUENTIAL) {
-    if (!(policy.p0 > 0 && policy.p1 > policy.p0 && policy.p1 < 1))
-      throw new RangeError('need 0 < p0 < p1 < 1');
+    checkPolicy(policy);
     this.bounds = sprtBounds(policy);
     this.state = {
       verdict: 'continue',
@@ -102,6 +152,7 @@ export class SequentialTest {
       seen: 0,
       judged: 0,
       corrupt: 0,
+      decisive: 0,
       failed: 0,
       llr: 0,
       rateUpper: 1,
@@ -112,8 +163,11 @@ export class SequentialTest {
     return this.state;
   }
 
-  /** Add one outcome; returns the state after it. Once decided, later outcomes change nothing. */
-  add(outcome: RequestOutcome): Readonly<SequentialState> {
+  /**
+   * Add one outcome, with its evidence when corrupt (a corrupt request without one weighs as weak);
+   * returns the state after it. Once decided, later outcomes change nothing.
+   */
+  add(outcome: RequestOutcome, evidence: EvidenceStrength = 'weak'): Readonly<SequentialState> {
     if (this.state.verdict !== 'continue') return this.state;
     const s = { ...this.state, seen: this.state.seen + 1 };
     if (outcome === 'failed') s.failed++;
@@ -121,7 +175,10 @@ export class SequentialTest {
       s.judged++;
       if (outcome === 'corrupt') {
         s.corrupt++;
-        s.llr += this.bounds.perCorrupt;
+        if (evidence === 'decisive') {
+          s.decisive++;
+          s.llr += this.bounds.perDecisive;
+        } else s.llr += this.bounds.perCorrupt;
       } else s.llr += this.bounds.perClean;
     }
     const alphaBound = 1 - this.policy.confidence;
@@ -129,7 +186,8 @@ export class SequentialTest {
     const failedOk = failuresTolerated(this.policy, s.failed, s.seen);
     if (s.llr >= this.bounds.upper) {
       s.verdict = 'CORRUPT';
-      s.reason = `${s.corrupt} of ${s.judged} judged requests corrupt: sequential test rejects a benign rate ≤ ${pct(this.policy.p0)} at α = ${this.policy.alpha}`;
+      const decisive = s.decisive > 0 ? ` (${s.decisive} with decisive evidence)` : '';
+      s.reason = `${s.corrupt} of ${s.judged} judged requests corrupt${decisive}: sequential test rejects a benign server at α = ${this.policy.alpha} (false-alarm bound ${pct(Math.exp(-this.bounds.upper))})`;
     } else if (
       failedOk &&
       s.rateUpper <= this.policy.targetRate &&
@@ -174,11 +232,14 @@ export class SequentialTest {
 
 /** Run the whole sequence (no early stop) and return where it decided, for tests and the bench. */
 export function runSequential(
-  outcomes: readonly RequestOutcome[],
+  outcomes: readonly (RequestOutcome | 'decisive')[],
   policy: SequentialPolicy = DEFAULT_SEQUENTIAL,
 ): SequentialState {
   const test = new SequentialTest(policy);
-  for (const o of outcomes) if (test.add(o).verdict !== 'continue') return test.current;
+  for (const o of outcomes) {
+    const state = o === 'decisive' ? test.add('corrupt', 'decisive') : test.add(o);
+    if (state.verdict !== 'continue') return test.current;
+  }
   return test.finish();
 }
 

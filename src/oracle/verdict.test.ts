@@ -85,6 +85,8 @@ test('corrupt: an implausible token long after a benign flip, located against th
     { index: 3, position: 9, sinceWindow: 1, pageOffset: 1, class: 'implausible' },
   );
   assert.equal(j.crossScore?.counts.implausible, 1);
+  assert.equal(j.evidence.strength, 'decisive', 'a gap of 8 nat is far beyond any benign noise');
+  assert.match(j.reasons.join('\n'), /decisive evidence: token at generated index 3 trails .* by 7\.98 nat/);
 });
 
 test('corrupt: the first divergence itself was confident', () => {
@@ -95,6 +97,19 @@ test('corrupt: the first divergence itself was confident', () => {
   assert.equal(j.verdict, 'corrupt');
   assert.equal(j.corruptTokens.length, 1, 'the divergence token is listed once');
   assert.equal(j.corruptTokens[0].class, 'suspicious');
+  assert.equal(j.evidence.strength, 'decisive');
+});
+
+test('weak evidence: a corrupt token a little beyond the margin, and the clean verdicts carry none', () => {
+  const ref = generation([sure(1), sure(2)]);
+  const cand = generation([sure(1), sure(7)]);
+  const scores = agreeing(cand.tokens, { 1: scored(7, -1.5, 2, -0.01, 2) });
+  const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 2, frame, margin });
+  assert.equal(j.verdict, 'corrupt');
+  assert.deepEqual(j.evidence, { strength: 'weak', worstGap: 1.49 });
+  const same = judgeRequest({ reference: ref, candidate: ref, promptLength: 2, frame, margin });
+  assert.equal(same.evidence.strength, 'none');
+  assert.equal(failedJudgement(['x']).evidence.strength, 'none');
 });
 
 test('golden runs (no cross-scores): the first divergence decides, then excess repetition', () => {

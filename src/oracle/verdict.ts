@@ -10,6 +10,7 @@
  *
  * With cross-scores, repetition alone never makes a request corrupt: a loop the reference itself
  * continues from the candidate's context is what greedy decoding does; it is reported as a note.
+ * A corrupt request also carries its evidence class (evidence.ts), which the sequential test weighs.
  */
 import { compareGenerations, type Comparison } from './compare.js';
 import {
@@ -20,6 +21,7 @@ import {
   type PlausibilityThresholds,
   type TokenClass,
 } from './crossscore.js';
+import { requestEvidence, type DecisiveRule, type RequestEvidence } from './evidence.js';
 import type { MarginCalibration } from './margin.js';
 import { describePosition, type PositionFacts, type PositionFrame } from './positions.js';
 import {
@@ -55,6 +57,8 @@ export interface RequestJudgement {
   corruptTokens: CorruptToken[];
   /** Candidate tokens the oracles could judge (the shared prefix counts as judged-clean). */
   judgedTokens: number;
+  /** How strongly this request says "corrupt" (none unless corrupt). */
+  evidence: RequestEvidence;
 }
 
 export interface JudgeInput {
@@ -67,6 +71,7 @@ export interface JudgeInput {
   margin: MarginCalibration;
   thresholds?: PlausibilityThresholds;
   repetition?: RepetitionOptions;
+  decisive?: DecisiveRule;
 }
 
 export function failedJudgement(errors: string[]): RequestJudgement {
@@ -78,6 +83,7 @@ export function failedJudgement(errors: string[]): RequestJudgement {
     excessRepetition: [],
     corruptTokens: [],
     judgedTokens: 0,
+    evidence: { strength: 'none' },
   };
 }
 
@@ -99,6 +105,7 @@ export function judgeRequest(input: JudgeInput): RequestJudgement {
     excessRepetition: [],
     corruptTokens: [],
     judgedTokens: candidate.tokens.length,
+    evidence: { strength: 'none' },
   };
   if (comparison.identical) return base;
 
@@ -166,8 +173,19 @@ export function judgeRequest(input: JudgeInput): RequestJudgement {
       reasons.push(`repetition the reference does not produce: ${repetition.map(spanText).join('; ')}`);
   }
   corrupt.sort((a, b) => a.index - b.index);
+  const evidence = requestEvidence(
+    {
+      corrupt: reasons.length > 0,
+      margin: input.margin.margin,
+      corruptTokens: corrupt,
+      excessRepetition: repetition,
+    },
+    input.decisive,
+  );
+  if (evidence.reason) reasons.push(`decisive evidence: ${evidence.reason}`);
   return {
     ...base,
+    evidence,
     verdict: reasons.length > 0 ? 'corrupt' : 'benign-drift',
     reasons,
     notes,

@@ -220,6 +220,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       });
       const state = sequential.add(
         judgement.verdict === 'failed' ? 'failed' : judgement.verdict === 'corrupt' ? 'corrupt' : 'clean',
+        judgement.evidence.strength,
       );
       config.onProgress?.(index + 1, specs.length, state);
       return state.verdict === 'continue' || config.earlyStop === false;
