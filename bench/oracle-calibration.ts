@@ -11,15 +11,24 @@
  *
  * The canonical pairs run speculative decoding (MTP head, k = 7) through the engine's scheduler,
  * so verification takes the spec-as-decode path where the fault model acts.
+ *
+ * Evidence classes (evidence.ts): per pair, how many corrupt requests were weak or decisive and the
+ * largest reference gap of any candidate token, in nats and in margins; at the end, over the pairs
+ * expected clean, the check of the decisive class's null rate (stats.ts decisiveP0): how many benign
+ * requests were decisive, the bound that sample supports, and an exponential-tail extrapolation of
+ * the per-step gap noise out to the decisive gap.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadModel } from '../src/engine/load-model.js';
 import type { Model } from '../src/engine/model.js';
 import { checkLogprobsClose, exactMatch } from '../src/oracle/baselines.js';
+import { clopperPearsonUpper } from '../src/oracle/binomial.js';
+import { DEFAULT_DECISIVE_RULE } from '../src/oracle/evidence.js';
 import { gapNoiseSamples, noiseSamples, quantile, RunningMargin } from '../src/oracle/margin.js';
 import { summarizePositions, type PositionFacts } from '../src/oracle/positions.js';
-import { SequentialTest } from '../src/oracle/stats.js';
+import { DEFAULT_SEQUENTIAL, SequentialTest } from '../src/oracle/stats.js';
 import type { Generation } from '../src/oracle/types.js';
 import { corpusPrompt, engineSide, scoreContinuation, sideGeneration, type Side } from './in-process-pair.js';
 import { judgeRequest } from '../src/oracle/verdict.js';
@@ -135,6 +144,22 @@ const shape = {
 };
 const fmt = (x: number | undefined, d = 3) => (x === undefined ? '–' : x.toFixed(d));
 
+/**
+ * P(noise ≥ x) per step from an exponential tail fitted above the 99th percentile (scale = mean
+ * excess, the tail's maximum-likelihood fit): 0.01 · exp(−(x − q99) / scale).
+ */
+function exponentialTail(samples: readonly number[], x: number): { q99: number; scale: number; p: number } | undefined {
+  if (samples.length < 100) return undefined;
+  const q99 = quantile(samples, 0.99);
+  const excess = samples.filter((d) => d > q99).map((d) => d - q99);
+  if (excess.length === 0) return undefined;
+  const scale = excess.reduce((a, b) => a + b, 0) / excess.length;
+  return { q99, scale, p: x <= q99 ? 0.01 : 0.01 * Math.exp(-(x - q99) / scale) };
+}
+
+/** Over the pairs expected clean: what the decisive class's null rate rests on. */
+const benign = { requests: 0, decisive: 0, worstGap: 0, worstGapMargins: 0, tokensPerRequest: [] as number[], tails: [] as string[] };
+
 console.log(
   `oracle calibration on the engine: window ${W}, ${REQUESTS} requests per pair, max_tokens ${MAX_TOKENS}, top-${LOGPROBS}, seed ${SEED}\n`,
 );
@@ -159,6 +184,9 @@ for (const p of pairs) {
   let implausible = 0;
   let judgedTokens = 0;
   let decidedAt: number | undefined;
+  const evidence = { weak: 0, decisive: 0 };
+  let worstGap = 0;
+  let worstGapMargins = 0;
   for (const [i, plan] of plans.entries()) {
     const prompt = promptOf(plan, i);
     const r = generation(ref, prompt, plan.maxTokens);
@@ -179,6 +207,13 @@ for (const p of pairs) {
       margin,
     });
     counts[j.verdict]++;
+    if (j.verdict === 'corrupt') evidence[j.evidence.strength === 'decisive' ? 'decisive' : 'weak']++;
+    for (const sc of scores?.slice(Math.max(0, agree)) ?? []) {
+      const gap = sc.topLogprob - sc.logprob;
+      worstGap = Math.max(worstGap, gap);
+      worstGapMargins = Math.max(worstGapMargins, gap / margin.margin);
+    }
+    if (p.expect === 'clean') benign.tokensPerRequest.push(c.tokens.length);
     judgedTokens += j.judgedTokens;
     corruptTokens += j.corruptTokens.length;
     corruptAt.push(...j.corruptTokens);
@@ -188,7 +223,7 @@ for (const p of pairs) {
       (d.kind === 'near-tie' ? nearTieGaps : suspiciousGaps).push(d.referenceMargin);
     if (!exactMatch(r, c).pass) exactFail++;
     if (!checkLogprobsClose(r, c).pass) closeFail++;
-    const st = seq.add(j.verdict === 'corrupt' ? 'corrupt' : 'clean');
+    const st = seq.add(j.verdict === 'corrupt' ? 'corrupt' : 'clean', j.evidence.strength);
     if (decidedAt === undefined && st.verdict !== 'continue') decidedAt = i + 1;
   }
   const final = seq.current.verdict === 'continue' ? seq.finish() : seq.current;
@@ -199,6 +234,20 @@ for (const p of pairs) {
     `   requests: ${counts.identical} identical, ${counts['benign-drift']} benign drift, ${counts.corrupt} corrupt`,
   );
   console.log(`   tokens: ${corruptTokens} corrupt (${implausible} implausible) of ${judgedTokens} judged`);
+  console.log(
+    `   evidence: ${evidence.weak} weak, ${evidence.decisive} decisive corrupt requests; largest candidate-token gap under the reference ${fmt(worstGap, 2)} nat = ${fmt(worstGapMargins, 2)} margins`,
+  );
+  if (p.expect === 'clean') {
+    benign.requests += plans.length;
+    benign.decisive += evidence.decisive;
+    benign.worstGap = Math.max(benign.worstGap, worstGap);
+    benign.worstGapMargins = Math.max(benign.worstGapMargins, worstGapMargins);
+    const tail = exponentialTail(gapNoise, DEFAULT_DECISIVE_RULE.gapNats);
+    if (tail)
+      benign.tails.push(
+        `${p.name}: q99 ${fmt(tail.q99, 2)}, tail scale ${fmt(tail.scale, 3)} nat → P(noise ≥ ${DEFAULT_DECISIVE_RULE.gapNats} nat) ≈ ${tail.p.toExponential(1)} per step`,
+      );
+  }
   const where = summarizePositions(corruptAt);
   console.log(
     `   corrupt tokens: ${where.pastWindow} past the window, ${where.withinWindow} within it${where.count ? ` (position − window ${where.minSinceWindow} … ${where.maxSinceWindow})` : ''}`,
@@ -218,4 +267,18 @@ for (const p of pairs) {
   console.log(
     `   baselines on the same generations: exact match fails ${exactFail}/${plans.length}, check_logprobs_close fails ${closeFail}/${plans.length}\n`,
   );
+}
+
+if (benign.requests > 0) {
+  const perRequest = benign.tokensPerRequest.length ? Math.max(...benign.tokensPerRequest) : 0;
+  const p0 = DEFAULT_SEQUENTIAL.decisiveP0 ?? 0;
+  console.log(`== decisive evidence on the pairs expected clean (null rate assumed by the sequential test: ${p0} per request)`);
+  console.log(
+    `   ${benign.decisive} decisive of ${benign.requests} benign requests (one-sided 95 % bound ${fmt(clopperPearsonUpper(benign.decisive, benign.requests), 4)}: a sample this size cannot show ${p0} directly)`,
+  );
+  console.log(
+    `   largest benign candidate-token gap ${fmt(benign.worstGap, 2)} nat = ${fmt(benign.worstGapMargins, 2)} margins; decisive needs ≥ max(${DEFAULT_DECISIVE_RULE.gapNats} nat, ${DEFAULT_DECISIVE_RULE.gapMargins} margins)`,
+  );
+  for (const t of benign.tails) console.log(`   ${t}; × ${perRequest} tokens per request at most`);
+  console.log(`   (load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; other engineers share this machine)`);
 }
