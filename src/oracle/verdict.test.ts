@@ -89,11 +89,19 @@ test('corrupt: an implausible token long after a benign flip, located against th
   assert.match(j.reasons.join('\n'), /decisive evidence: token at generated index 3 trails .* by 7\.98 nat/);
 });
 
-test('corrupt: the first divergence itself was confident', () => {
+/** Reference 1 2, candidate 1 7; the reference scores the candidate's 7 at `logprob` (its best: −0.01). */
+function flipAtOne(logprob: number) {
   const ref = generation([sure(1), sure(2)]);
   const cand = generation([sure(1), sure(7)]);
-  const scores = agreeing(cand.tokens, { 1: scored(7, -5, 2, -0.01, 2) });
-  const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 2, frame, margin });
+  const scores = agreeing(cand.tokens, { 1: scored(7, logprob, 2, -0.01, 2) });
+  return {
+    ref,
+    judgement: judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 2, frame, margin }),
+  };
+}
+
+test('corrupt: the first divergence itself was confident', () => {
+  const j = flipAtOne(-5).judgement;
   assert.equal(j.verdict, 'corrupt');
   assert.equal(j.corruptTokens.length, 1, 'the divergence token is listed once');
   assert.equal(j.corruptTokens[0].class, 'suspicious');
@@ -101,10 +109,7 @@ test('corrupt: the first divergence itself was confident', () => {
 });
 
 test('weak evidence: a corrupt token a little beyond the margin, and the clean verdicts carry none', () => {
-  const ref = generation([sure(1), sure(2)]);
-  const cand = generation([sure(1), sure(7)]);
-  const scores = agreeing(cand.tokens, { 1: scored(7, -1.5, 2, -0.01, 2) });
-  const j = judgeRequest({ reference: ref, candidate: cand, scores, promptLength: 2, frame, margin });
+  const { ref, judgement: j } = flipAtOne(-1.5);
   assert.equal(j.verdict, 'corrupt');
   assert.deepEqual(j.evidence, { strength: 'weak', worstGap: 1.49 });
   const same = judgeRequest({ reference: ref, candidate: ref, promptLength: 2, frame, margin });
