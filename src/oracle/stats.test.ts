@@ -40,11 +40,11 @@ test("SPRT boundaries: the research notes' worked example for the two-class test
   close(b.perClean, -0.046, 0.0005);
 });
 
-test('evidence classes: a decisive request weighs ×100, a weak one ×10.2, a clean one ×0.945', () => {
+test('evidence classes: a decisive request weighs ×100, a weak one ×11.1, a clean one ×0.905', () => {
   const b = sprtBounds(DEFAULT_SEQUENTIAL);
   close(Math.exp(b.perDecisive), 100, 1e-9);
-  close(Math.exp(b.perCorrupt), 0.05 / 0.0049, 1e-9);
-  close(Math.exp(b.perClean), 0.94 / 0.995, 1e-12);
+  close(Math.exp(b.perCorrupt), 0.05 / 0.0045, 1e-9);
+  close(Math.exp(b.perClean), 0.9 / 0.995, 1e-12);
   assert.ok(b.perDecisive >= b.upper, 'one decisive request reaches the CORRUPT boundary');
   assert.ok(b.perCorrupt < b.upper && 2 * b.perCorrupt >= b.upper, 'weak evidence needs two');
 });
@@ -90,10 +90,12 @@ test('policies whose factors do not grow with the evidence are refused', () => {
   assert.throws(() => new SequentialTest({ ...DEFAULT_SEQUENTIAL, decisiveP0: 0.006 }), /decisiveP0 < p0/);
 });
 
-test('two corrupt requests decide CORRUPT', () => {
+test('two corrupt requests decide CORRUPT, with up to two clean ones between them', () => {
   const s = runSequential(['corrupt', 'corrupt', 'clean']);
   assert.equal(s.verdict, 'CORRUPT');
   assert.equal(s.seen, 2, 'stops as soon as it decides');
+  assert.equal(runSequential(['corrupt', 'clean', 'clean', 'corrupt']).verdict, 'CORRUPT');
+  assert.equal(runSequential(['corrupt', 'clean', 'clean', 'clean', 'corrupt']).verdict, 'INCONCLUSIVE');
 });
 
 test('29 clean requests bound the rate under 10% (rule of three); 28 are not enough', () => {
@@ -123,8 +125,8 @@ test('a single corrupt request among clean ones: neither verdict until the evide
   assert.match(s.reason, /1 of 41/);
   const long = runSequential(['corrupt', ...Array(200).fill('clean')]);
   assert.equal(long.verdict, 'CLEAN');
-  // the SPRT must accept H0 too: ln(10.2) + n · ln(0.945) ≤ ln(0.05 / 0.99) takes 94 clean requests
-  assert.equal(long.seen, 95);
+  // the SPRT must accept H0 too: ln(11.1) + n · ln(0.905) ≤ ln(0.05 / 0.99) takes 54 clean requests
+  assert.equal(long.seen, 55);
 });
 
 test('decided state is sticky', () => {

@@ -17,8 +17,8 @@
  *    (given the past) each factor has mean ≤ 1 and the product is a nonnegative supermartingale;
  *    by Ville's inequality P(it ever reaches A) ≤ 1 / A = α / (1 − β) ≈ 1.05 % with the defaults,
  *    however long the run and wherever it stops (the factors are e-values; Vovk & Wang 2021).
- *    With the defaults a decisive request alone decides (×100), two weak ones in a row do
- *    (×10.2 each), and a clean request costs ×0.945.
+ *    With the defaults a decisive request alone decides (×100), two weak ones do (×11.1 each,
+ *    with up to two clean requests between them), and a clean request costs ×0.905.
  *  - CLEAN — the one-sided Clopper–Pearson upper bound on the corrupt-request rate is under
  *    `targetRate`: with no corrupt request that is the rule of three (29 clean requests for 10 %
  *    at 95 %); with some corrupt requests the SPRT must also have accepted H0 (product ≤ β/(1−α)).
@@ -54,16 +54,17 @@ export interface SequentialPolicy {
 }
 
 /**
- * p0 0.5 %: the per-request false-alarm rate tolerated from the oracle. decisiveP0 0.01 %: a benign
- * request shows decisive evidence at most once in 10,000 (its tokens would need gap noise twice the
- * largest any benign pair showed; the calibration bench counts 0 such requests and prints the
- * bound its sample supports). H1: a corrupting server corrupts 6 % of requests, 1 % decisively.
+ * p0 0.5 %: the per-request false-alarm rate tolerated from the oracle. decisiveP0 0.05 %: a benign
+ * request shows decisive evidence at most once in 2,000 — its tokens would need gap noise twice the
+ * largest any benign pair showed; bench/oracle-calibration.ts counts 0 such requests and
+ * extrapolates the noisiest benign pair's tail (FP8 KV) to at most ~3.4e-4 per request. H1: the
+ * corrupt-request rate is the CLEAN target (10 %), half of those decisive.
  */
 export const DEFAULT_SEQUENTIAL: Readonly<SequentialPolicy> = {
   p0: 0.005,
-  p1: 0.06,
-  decisiveP0: 0.0001,
-  decisiveP1: 0.01,
+  p1: 0.1,
+  decisiveP0: 0.0005,
+  decisiveP1: 0.05,
   alpha: 0.01,
   beta: 0.05,
   targetRate: 0.1,
