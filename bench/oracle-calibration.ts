@@ -158,7 +158,7 @@ function exponentialTail(samples: readonly number[], x: number): { q99: number; 
 }
 
 /** Over the pairs expected clean: what the decisive class's null rate rests on. */
-const benign = { requests: 0, decisive: 0, worstGap: 0, worstGapMargins: 0, tokensPerRequest: [] as number[], tails: [] as string[] };
+const benign = { requests: 0, decisive: 0, worstGap: 0, worstGapMargins: 0, tokensPerRequest: [] as number[], tails: [] as { p: number; text: string }[] };
 
 console.log(
   `oracle calibration on the engine: window ${W}, ${REQUESTS} requests per pair, max_tokens ${MAX_TOKENS}, top-${LOGPROBS}, seed ${SEED}\n`,
@@ -244,9 +244,10 @@ for (const p of pairs) {
     benign.worstGapMargins = Math.max(benign.worstGapMargins, worstGapMargins);
     const tail = exponentialTail(gapNoise, DEFAULT_DECISIVE_RULE.gapNats);
     if (tail)
-      benign.tails.push(
-        `${p.name}: q99 ${fmt(tail.q99, 2)}, tail scale ${fmt(tail.scale, 3)} nat → P(noise ≥ ${DEFAULT_DECISIVE_RULE.gapNats} nat) ≈ ${tail.p.toExponential(1)} per step`,
-      );
+      benign.tails.push({
+        p: tail.p,
+        text: `${p.name}: gap noise q99 ${fmt(tail.q99, 2)}, tail scale ${fmt(tail.scale, 3)} nat → P(noise ≥ ${DEFAULT_DECISIVE_RULE.gapNats} nat) ≈ ${tail.p.toExponential(1)} per step`,
+      });
   }
   const where = summarizePositions(corruptAt);
   console.log(
@@ -279,6 +280,6 @@ if (benign.requests > 0) {
   console.log(
     `   largest benign candidate-token gap ${fmt(benign.worstGap, 2)} nat = ${fmt(benign.worstGapMargins, 2)} margins; decisive needs ≥ max(${DEFAULT_DECISIVE_RULE.gapNats} nat, ${DEFAULT_DECISIVE_RULE.gapMargins} margins)`,
   );
-  for (const t of benign.tails) console.log(`   ${t}; × ${perRequest} tokens per request at most`);
+  for (const t of benign.tails) console.log(`   ${t.text}; × ${perRequest} tokens per request at most: ≤ ${(t.p * perRequest).toExponential(1)} per request`);
   console.log(`   (load ${loadavg().map((x) => x.toFixed(1)).join(' ')}; other engineers share this machine)`);
 }
