@@ -15,6 +15,15 @@ export interface NativeKernels {
   roundBf16(x: Float32Array, len: number): void;
   /** codes[at + i] = satfinite E4M3 of float32(src[srcOff + i] / scale), values[at + i] = lut[code], i < n (kv-cache/cache.ts storeElement). */
   storeFp8(codes: Uint8Array, values: Float32Array, at: number, src: Float32Array, srcOff: number, n: number, scale: number, lut: Float32Array): void;
+  /**
+   * The reference attention's two float64 passes for one query row, every head pair of every KV head
+   * (attention/reference-backend.ts referenceAttentionNative): K and V read in place from a paged HND
+   * layer `kv` through the sequence's block `table`, keys lo … lo + n − 1. attnDots writes scores
+   * [pairs][n][2] and their maxima [pairs][2]; JS turns the scores into exponentials and sums their
+   * denominators [pairs][2]; attnPv writes out[outAt + h·hd + d].
+   */
+  attnDots(kv: Float32Array, table: Int32Array, lo: number, n: number, Hq: number, Hkv: number, hd: number, P: number, q: Float32Array, qAt: number, ks: number, sm: number, scores: Float64Array, maxes: Float64Array): void;
+  attnPv(kv: Float32Array, table: Int32Array, lo: number, n: number, Hq: number, Hkv: number, hd: number, P: number, weights: Float64Array, dens: Float64Array, vs: number, out: Float32Array, outAt: number): void;
   /** The instruction set the addon picked at load: 'avx512' | 'avx2'. */
   isa: string;
 }
