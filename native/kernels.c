@@ -320,10 +320,15 @@ __attribute__((target("avx512f"))) static inline void transpose8(__m256 r[8]) {
   }
 }
 
+/* head dims up to this run on the vector path (its widened queries live on the stack) */
+#define MAX_HD8 512
+
 /* the same chains, eight keys at a time: a lane per key, each key's floats d .. d + 7 transposed into lanes */
 __attribute__((target("avx512f"))) static void dots512(const attn_t *a, int g, const float *q0, const float *q1, double ks, double sm, double *s) {
   const __m512d vks = _mm512_set1_pd(ks);
   const int hd8 = a->hd & ~7;
+  double q0d[MAX_HD8], q1d[MAX_HD8]; /* the queries widened once (exact) */
+  for (int d = 0; d < hd8; d++) q0d[d] = q0[d], q1d[d] = q1[d];
   rows_t r = rows_at(a, g, 0, a->lo);
   int i = 0;
   for (; i + 8 <= a->n; i += 8) {
@@ -336,8 +341,8 @@ __attribute__((target("avx512f"))) static void dots512(const attn_t *a, int g, c
       transpose8(c);
       for (int e = 0; e < 8; e++) {
         __m512d kd = _mm512_mul_pd(_mm512_cvtps_pd(c[e]), vks);
-        d0 = _mm512_add_pd(d0, _mm512_mul_pd(_mm512_set1_pd((double)q0[d + e]), kd));
-        d1 = _mm512_add_pd(d1, _mm512_mul_pd(_mm512_set1_pd((double)q1[d + e]), kd));
+        d0 = _mm512_add_pd(d0, _mm512_mul_pd(_mm512_set1_pd(q0d[d + e]), kd));
+        d1 = _mm512_add_pd(d1, _mm512_mul_pd(_mm512_set1_pd(q1d[d + e]), kd));
       }
     }
     double t0[8], t1[8];
@@ -421,7 +426,7 @@ static void attn_dots(const attn_t *a, const float *q, double ks, double sm, dou
       const int h = g * perKv + 2 * pi, task = g * pairs + pi;
       const float *q0 = q + (size_t)h * a->hd, *q1 = h + 1 < (g + 1) * perKv ? q0 + a->hd : q0;
       double *s = scores + (size_t)task * 2 * a->n;
-      if (path == PATH_AVX512) dots512(a, g, q0, q1, ks, sm, s);
+      if (path == PATH_AVX512 && a->hd <= MAX_HD8) dots512(a, g, q0, q1, ks, sm, s);
       else dots_scalar(a, g, q0, q1, ks, sm, s);
       pair_max(s, a->n, maxes + 2 * task);
     }
@@ -437,6 +442,19 @@ static void attn_pv(const attn_t *a, const double *weights, const double *dens, 
       if (path == PATH_AVX512) pv512(a, g, p, vs, dens + 2 * task, o0, o1);
       else pv_scalar(a, g, p, vs, dens + 2 * task, o0, o1, 0);
     }
+}
+
+/* ops.ts rmsNorm, the same float64 and float32 steps: out = f32(x * inv) * f32(1 + w), inv = f32(1 / sqrt(f32(f32(ss / dim) + eps))) */
+static void rms_norm(float *out, const float *x, const float *w, int rows, int dim, double eps) {
+  for (int r = 0; r < rows; r++) {
+    const float *xr = x + (size_t)r * dim;
+    float *orow = out + (size_t)r * dim;
+    double ss = 0;
+    for (int i = 0; i < dim; i++) ss = ss + (double)xr[i] * (double)xr[i];
+    const float mean = (float)(ss / dim);
+    const float inv = (float)(1.0 / __builtin_sqrt((double)(float)((double)mean + eps)));
+    for (int i = 0; i < dim; i++) orow[i] = (float)((double)(float)((double)xr[i] * (double)inv) * (double)(float)(1.0 + (double)w[i]));
+  }
 }
 
 /* ---- Node-API glue ---- */
@@ -614,6 +632,28 @@ static napi_value js_attn_pv(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* rmsNorm(out: Float32Array, x: Float32Array, w: Float32Array, rows, dim, eps) */
+static napi_value js_rms_norm(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  void *out, *x, *w;
+  size_t outLen, xLen, wLen;
+  int32_t v[2];
+  double eps;
+  if (argc != 6 || !typed(env, argv[0], napi_float32_array, napi_float32_array, &out, &outLen, NULL) || !typed(env, argv[1], napi_float32_array, napi_float32_array, &x, &xLen, NULL) ||
+      !typed(env, argv[2], napi_float32_array, napi_float32_array, &w, &wLen, NULL) || !ints(env, argv + 3, v, 2) || napi_get_value_double(env, argv[5], &eps) != napi_ok) {
+    napi_throw_type_error(env, NULL, "rmsNorm(out: Float32Array, x: Float32Array, w: Float32Array, rows, dim, eps)");
+    return NULL;
+  }
+  if (v[0] < 0 || v[1] < 0 || outLen < (size_t)v[0] * v[1] || xLen < (size_t)v[0] * v[1] || wLen < (size_t)v[1]) {
+    napi_throw_range_error(env, NULL, "rmsNorm: an array is shorter than rows and dim say");
+    return NULL;
+  }
+  rms_norm((float *)out, (const float *)x, (const float *)w, v[0], v[1], eps);
+  return NULL;
+}
+
 static void export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
   napi_value fn;
   napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &fn);
@@ -630,6 +670,7 @@ static napi_value init(napi_env env, napi_value exports) {
   export_fn(env, exports, "storeFp8", js_store_fp8);
   export_fn(env, exports, "attnDots", js_attn_dots);
   export_fn(env, exports, "attnPv", js_attn_pv);
+  export_fn(env, exports, "rmsNorm", js_rms_norm);
   napi_create_string_utf8(env, path == PATH_AVX512 ? "avx512" : path == PATH_AVX2 ? "avx2" : "none", NAPI_AUTO_LENGTH, &name);
   napi_set_named_property(env, exports, "isa", name);
   return exports;

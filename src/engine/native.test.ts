@@ -1,7 +1,7 @@
 /**
  * The native addon (native/kernels.c) where it is built: its matmul gives the WebAssembly SIMD
  * kernels' bits output by output (float32 and BF16 weights, 1…16 rows, widths that are and are not
- * multiples of 16), its BF16 rounding and FP8 KV store give the JS functions' bits. Where the addon
+ * multiples of 16), its RMSNorm, BF16 rounding and FP8 KV store give the JS functions' bits. Where the addon
  * is not built (no compiler at install) the test says so and checks that the engine falls back.
  */
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { createRng } from '../core/rng.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT } from '../numerics/fp8.js';
 import { availableKernels } from './kernels.js';
 import { nativeKernels } from './native.js';
-import { roundBf16Js, type MatmulFn } from './ops.js';
+import { rmsNormJs, roundBf16Js, type MatmulFn } from './ops.js';
 import { accelerate } from './wasm/accelerate.js';
 import { randomModel, tinyConfig } from './testing/random-init.js';
 
@@ -57,6 +57,20 @@ test('native BF16 rounding ≡ the JS rounding on 2 million bit patterns (every 
   native!.roundBf16(a, n);
   roundBf16Js(b, n);
   assert.deepEqual(bits(a), bits(b));
+});
+
+test('native RMSNorm ≡ the JS RMSNorm bit for bit (widths 1…300, tiny and huge rows, in place)', { skip: !native }, () => {
+  const rng = createRng(9);
+  for (const dim of [1, 7, 64, 256, 300])
+    for (const scale of [1e-20, 1e-3, 1, 1e4]) {
+      const rows = 5;
+      const x = Float32Array.from({ length: rows * dim }, () => rng.normal() * scale);
+      const w = Float32Array.from({ length: dim }, () => rng.normal() * 0.3);
+      const want = new Float32Array(x.length), got = Float32Array.from(x);
+      rmsNormJs(want, x, w, rows, dim, 1e-6);
+      native!.rmsNorm(got, got, w, rows, dim, 1e-6);
+      assert.deepEqual(bits(got), bits(want), `dim ${dim} scale ${scale}`);
+    }
 });
 
 test('native FP8 KV store ≡ storeElement (satfinite E4M3 of float32(x / scale), decoded) on 1 million values', { skip: !native }, () => {

@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 export interface NativeKernels {
   /** out[n, O] = x[n, D] · w[O, D]ᵀ; w as float32 or as BF16 bits (the upper halves of float32s). */
   matmul(out: Float32Array, x: Float32Array, w: Float32Array | Uint16Array, n: number, D: number, O: number): void;
+  /** ops.ts rmsNorm (out may alias x), the same bits. */
+  rmsNorm(out: Float32Array, x: Float32Array, w: Float32Array, rows: number, dim: number, eps: number): void;
   /** ops.ts roundBf16 (RNE on the float32 bits), the same bits. */
   roundBf16(x: Float32Array, len: number): void;
   /** codes[at + i] = satfinite E4M3 of float32(src[srcOff + i] / scale), values[at + i] = lut[code], i < n (kv-cache/cache.ts storeElement). */
