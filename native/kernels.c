@@ -24,6 +24,7 @@
 #include <node_api.h>
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef enum { PATH_NONE = 0, PATH_AVX2 = 1, PATH_AVX512 = 2 } path_t;
@@ -469,6 +470,86 @@ static int typed(napi_env env, napi_value v, napi_typedarray_type want1, napi_ty
   return 1;
 }
 
+/*
+ * BF16 copies of float32 weight matrices, per thread (Node-API instance data): setBf16(w, bits)
+ * registers `bits` (w's values as BF16, the upper halves) and matmul then reads them whenever it is
+ * handed w, so the forward passes its float32 weights and still streams half the bytes. An entry
+ * holds its copy strongly and w weakly: a matrix collected and another allocated at the same address
+ * is not mistaken for it (the weak reference is checked on every match), and dead entries are
+ * dropped at the next registration.
+ */
+typedef struct {
+  const void *data;
+  size_t length;
+  napi_ref matrix; /* weak */
+  napi_ref copy;   /* strong */
+  const uint16_t *bits;
+} bf16_entry;
+
+typedef struct {
+  bf16_entry *entries;
+  int count, cap;
+} bf16_registry;
+
+static void registry_free(napi_env env, void *data, void *hint) {
+  (void)env, (void)hint;
+  bf16_registry *r = data;
+  free(r->entries);
+  free(r);
+}
+
+static int alive(napi_env env, napi_ref ref) {
+  napi_value v = NULL;
+  return napi_get_reference_value(env, ref, &v) == napi_ok && v != NULL;
+}
+
+static const uint16_t *bf16_copy_of(napi_env env, const void *data, size_t length) {
+  bf16_registry *r = NULL;
+  if (napi_get_instance_data(env, (void **)&r) != napi_ok || !r) return NULL;
+  for (int i = 0; i < r->count; i++)
+    if (r->entries[i].data == data && r->entries[i].length == length && alive(env, r->entries[i].matrix)) return r->entries[i].bits;
+  return NULL;
+}
+
+/* setBf16(w: Float32Array, bits: Uint16Array of the same length) */
+static napi_value js_set_bf16(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  void *w, *bits;
+  size_t wLen, bLen;
+  if (argc != 2 || !typed(env, argv[0], napi_float32_array, napi_float32_array, &w, &wLen, NULL) || !typed(env, argv[1], napi_uint16_array, napi_uint16_array, &bits, &bLen, NULL) || wLen != bLen) {
+    napi_throw_type_error(env, NULL, "setBf16(w: Float32Array, bits: Uint16Array of w's length)");
+    return NULL;
+  }
+  bf16_registry *r = NULL;
+  if (napi_get_instance_data(env, (void **)&r) != napi_ok || !r) {
+    napi_throw_error(env, NULL, "setBf16: no registry (out of memory at load)");
+    return NULL;
+  }
+  int kept = 0;
+  for (int i = 0; i < r->count; i++) {
+    bf16_entry e = r->entries[i];
+    if (alive(env, e.matrix) && e.data != w) r->entries[kept++] = e;
+    else napi_delete_reference(env, e.matrix), napi_delete_reference(env, e.copy);
+  }
+  r->count = kept;
+  if (r->count == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 64;
+    bf16_entry *grown = realloc(r->entries, (size_t)cap * sizeof *grown);
+    if (!grown) {
+      napi_throw_error(env, NULL, "setBf16: out of memory");
+      return NULL;
+    }
+    r->entries = grown, r->cap = cap;
+  }
+  bf16_entry *e = &r->entries[r->count++];
+  e->data = w, e->length = wLen, e->bits = bits;
+  napi_create_reference(env, argv[0], 0, &e->matrix);
+  napi_create_reference(env, argv[1], 1, &e->copy);
+  return NULL;
+}
+
 /* matmul(out: Float32Array, x: Float32Array, w: Float32Array | Uint16Array (BF16 bits), n, D, O) */
 static napi_value js_matmul(napi_env env, napi_callback_info info) {
   size_t argc = 6;
@@ -494,7 +575,8 @@ static napi_value js_matmul(napi_env env, napi_callback_info info) {
     napi_throw_range_error(env, NULL, "matmul: an array is shorter than n, D and O say");
     return NULL;
   }
-  matmul((float *)out, (const float *)x, w, wType == napi_uint16_array, n, D, O);
+  const uint16_t *bits = wType == napi_float32_array ? bf16_copy_of(env, w, wLen) : NULL;
+  matmul((float *)out, (const float *)x, bits ? (const void *)bits : w, bits || wType == napi_uint16_array, n, D, O);
   return NULL;
 }
 
@@ -545,17 +627,24 @@ static int ints(napi_env env, napi_value *argv, int32_t *out, int count) {
   return 1;
 }
 
-/* the attention arguments both calls share (kv, table, lo, n, Hq, Hkv, hd, P at argv[0..7]); 0 with an exception thrown when out of range */
+/*
+ * The attention arguments both calls share (kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P at
+ * argv[0..9]): query row t of a request of qLen new rows sits at p = seqLen - qLen + t and sees keys
+ * max(0, p - windowLeft) .. p (all from 0 when windowLeft < 0), as attention/reference.ts keyRange
+ * says. 0 with an exception thrown when out of range.
+ */
 static int attn_args(napi_env env, napi_value *argv, attn_t *a, size_t *pairsTimes2n) {
   void *kv, *table;
   size_t kvLen, tableLen;
-  int32_t v[6];
-  if (!typed(env, argv[0], napi_float32_array, napi_float32_array, &kv, &kvLen, NULL) || !typed(env, argv[1], napi_int32_array, napi_int32_array, &table, &tableLen, NULL) || !ints(env, argv + 2, v, 6)) {
-    napi_throw_type_error(env, NULL, "attention: (kv: Float32Array, table: Int32Array, lo, n, Hq, Hkv, hd, P) expected");
+  int32_t v[8];
+  if (!typed(env, argv[0], napi_float32_array, napi_float32_array, &kv, &kvLen, NULL) || !typed(env, argv[1], napi_int32_array, napi_int32_array, &table, &tableLen, NULL) || !ints(env, argv + 2, v, 8)) {
+    napi_throw_type_error(env, NULL, "attention: (kv: Float32Array, table: Int32Array, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P) expected");
     return 0;
   }
-  *a = (attn_t){(const float *)kv, (const int32_t *)table, v[2], v[3], v[4], v[5], v[0], v[1]};
-  if (a->lo < 0 || a->n < 1 || a->Hq < 1 || a->Hkv < 1 || a->Hq % a->Hkv != 0 || a->hd < 1 || a->P < 1 || (size_t)((a->lo + a->n - 1) / a->P) >= tableLen) {
+  const int seqLen = v[0], qLen = v[1], t = v[2], windowLeft = v[3], p = seqLen - qLen + t;
+  const int lo = windowLeft < 0 ? 0 : (p - windowLeft > 0 ? p - windowLeft : 0);
+  *a = (attn_t){(const float *)kv, (const int32_t *)table, v[4], v[5], v[6], v[7], lo, p - lo + 1};
+  if (qLen < 1 || t < 0 || t >= qLen || p < 0 || a->Hq < 1 || a->Hkv < 1 || a->Hq % a->Hkv != 0 || a->hd < 1 || a->P < 1 || (size_t)((a->lo + a->n - 1) / a->P) >= tableLen) {
     napi_throw_range_error(env, NULL, "attention: shapes out of range");
     return 0;
   }
@@ -573,15 +662,15 @@ static int attn_args(napi_env env, napi_value *argv, attn_t *a, size_t *pairsTim
   return 1;
 }
 
-/* attnDots(kv, table, lo, n, Hq, Hkv, hd, P, q: Float32Array, qAt, ks, sm, scores: Float64Array, maxes: Float64Array) */
+/* attnDots(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, q: Float32Array, qAt, ks, sm, scores: Float64Array, maxes: Float64Array) -> the row's key count */
 static napi_value js_attn_dots(napi_env env, napi_callback_info info) {
-  size_t argc = 14;
-  napi_value argv[14];
+  size_t argc = 16;
+  napi_value argv[16];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   attn_t a;
   size_t need;
-  if (argc != 14) {
-    napi_throw_type_error(env, NULL, "attnDots takes 14 arguments");
+  if (argc != 16) {
+    napi_throw_type_error(env, NULL, "attnDots takes 16 arguments");
     return NULL;
   }
   if (!attn_args(env, argv, &a, &need)) return NULL;
@@ -589,10 +678,10 @@ static napi_value js_attn_dots(napi_env env, napi_callback_info info) {
   size_t qLen, sLen, mLen;
   int32_t qAt;
   double ks, sm;
-  if (!typed(env, argv[8], napi_float32_array, napi_float32_array, &q, &qLen, NULL) || !ints(env, argv + 9, &qAt, 1) || napi_get_value_double(env, argv[10], &ks) != napi_ok ||
-      napi_get_value_double(env, argv[11], &sm) != napi_ok || !typed(env, argv[12], napi_float64_array, napi_float64_array, &scores, &sLen, NULL) ||
-      !typed(env, argv[13], napi_float64_array, napi_float64_array, &maxes, &mLen, NULL)) {
-    napi_throw_type_error(env, NULL, "attnDots(kv, table, lo, n, Hq, Hkv, hd, P, q: Float32Array, qAt, ks, sm, scores: Float64Array, maxes: Float64Array)");
+  if (!typed(env, argv[10], napi_float32_array, napi_float32_array, &q, &qLen, NULL) || !ints(env, argv + 11, &qAt, 1) || napi_get_value_double(env, argv[12], &ks) != napi_ok ||
+      napi_get_value_double(env, argv[13], &sm) != napi_ok || !typed(env, argv[14], napi_float64_array, napi_float64_array, &scores, &sLen, NULL) ||
+      !typed(env, argv[15], napi_float64_array, napi_float64_array, &maxes, &mLen, NULL)) {
+    napi_throw_type_error(env, NULL, "attnDots(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, q: Float32Array, qAt, ks, sm, scores: Float64Array, maxes: Float64Array)");
     return NULL;
   }
   if (qAt < 0 || (size_t)qAt + (size_t)a.Hq * a.hd > qLen || sLen < need || mLen < need / a.n) {
@@ -600,18 +689,20 @@ static napi_value js_attn_dots(napi_env env, napi_callback_info info) {
     return NULL;
   }
   attn_dots(&a, (const float *)q + qAt, ks, sm, (double *)scores, (double *)maxes);
-  return NULL;
+  napi_value n;
+  napi_create_int32(env, a.n, &n);
+  return n;
 }
 
-/* attnPv(kv, table, lo, n, Hq, Hkv, hd, P, weights: Float64Array, dens: Float64Array, vs, out: Float32Array, outAt) */
+/* attnPv(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, weights: Float64Array, dens: Float64Array, vs, out: Float32Array, outAt) */
 static napi_value js_attn_pv(napi_env env, napi_callback_info info) {
-  size_t argc = 13;
-  napi_value argv[13];
+  size_t argc = 15;
+  napi_value argv[15];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   attn_t a;
   size_t need;
-  if (argc != 13) {
-    napi_throw_type_error(env, NULL, "attnPv takes 13 arguments");
+  if (argc != 15) {
+    napi_throw_type_error(env, NULL, "attnPv takes 15 arguments");
     return NULL;
   }
   if (!attn_args(env, argv, &a, &need)) return NULL;
@@ -619,9 +710,9 @@ static napi_value js_attn_pv(napi_env env, napi_callback_info info) {
   size_t wLen, dLen, outLen;
   int32_t outAt;
   double vs;
-  if (!typed(env, argv[8], napi_float64_array, napi_float64_array, &w, &wLen, NULL) || !typed(env, argv[9], napi_float64_array, napi_float64_array, &dens, &dLen, NULL) ||
-      napi_get_value_double(env, argv[10], &vs) != napi_ok || !typed(env, argv[11], napi_float32_array, napi_float32_array, &out, &outLen, NULL) || !ints(env, argv + 12, &outAt, 1)) {
-    napi_throw_type_error(env, NULL, "attnPv(kv, table, lo, n, Hq, Hkv, hd, P, weights: Float64Array, dens: Float64Array, vs, out: Float32Array, outAt)");
+  if (!typed(env, argv[10], napi_float64_array, napi_float64_array, &w, &wLen, NULL) || !typed(env, argv[11], napi_float64_array, napi_float64_array, &dens, &dLen, NULL) ||
+      napi_get_value_double(env, argv[12], &vs) != napi_ok || !typed(env, argv[13], napi_float32_array, napi_float32_array, &out, &outLen, NULL) || !ints(env, argv + 14, &outAt, 1)) {
+    napi_throw_type_error(env, NULL, "attnPv(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, weights: Float64Array, dens: Float64Array, vs, out: Float32Array, outAt)");
     return NULL;
   }
   if (outAt < 0 || (size_t)outAt + (size_t)a.Hq * a.hd > outLen || wLen < need || dLen < need / a.n) {
@@ -671,6 +762,9 @@ static napi_value init(napi_env env, napi_value exports) {
   export_fn(env, exports, "attnDots", js_attn_dots);
   export_fn(env, exports, "attnPv", js_attn_pv);
   export_fn(env, exports, "rmsNorm", js_rms_norm);
+  export_fn(env, exports, "setBf16", js_set_bf16);
+  bf16_registry *registry = calloc(1, sizeof *registry);
+  if (registry) napi_set_instance_data(env, registry, registry_free, NULL);
   napi_create_string_utf8(env, path == PATH_AVX512 ? "avx512" : path == PATH_AVX2 ? "avx2" : "none", NAPI_AUTO_LENGTH, &name);
   napi_set_named_property(env, exports, "isa", name);
   return exports;

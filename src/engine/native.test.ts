@@ -48,6 +48,27 @@ test('native matmul ≡ WebAssembly SIMD matmul, bit for bit (float32 and BF16 w
     }
 });
 
+test('a float32 matrix registered with setBf16 is read from its BF16 copy; another matrix of the same values is not', { skip: !native }, () => {
+  const rng = createRng(4);
+  const [D, O, n] = [64, 20, 3];
+  const w = Float32Array.from({ length: O * D }, () => rng.normal());
+  const x = Float32Array.from({ length: n * D }, () => rng.normal());
+  // the copy registered holds 2·w (a different matrix): the output shows which one was read
+  const twice = Uint16Array.from(bits(Float32Array.from(w, (v) => 2 * v)), (b) => b >>> 16);
+  const plain = Float32Array.from(w);
+  native!.setBf16(w, twice);
+  const got = new Float32Array(n * O), viaBits = new Float32Array(n * O), unregistered = new Float32Array(n * O), wantPlain = new Float32Array(n * O);
+  native!.matmul(got, x, w, n, D, O);
+  native!.matmul(viaBits, x, twice, n, D, O);
+  native!.matmul(unregistered, x, plain, n, D, O);
+  native!.matmul(wantPlain, x, Uint16Array.from(bits(plain), (b) => b >>> 16), n, D, O);
+  assert.deepEqual(bits(got), bits(viaBits));
+  assert.notDeepEqual(bits(unregistered), bits(got));
+  native!.setBf16(w, Uint16Array.from(bits(plain), (b) => b >>> 16)); // registered again: the new copy replaces the old
+  native!.matmul(got, x, w, n, D, O);
+  assert.deepEqual(bits(got), bits(wantPlain));
+});
+
 test('native BF16 rounding ≡ the JS rounding on 2 million bit patterns (every exponent, ties, NaN, ±inf, subnormals)', { skip: !native }, () => {
   const n = 1 << 21;
   const u = new Uint32Array(n);

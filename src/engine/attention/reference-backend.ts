@@ -33,6 +33,8 @@ export function createReferenceBackend(options: { kernels?: AttentionKernelChoic
   return backend;
 }
 
+const native = nativeKernels();
+
 /** Scratch reused across calls (grown, never shrunk): scores of two heads, their V accumulators. */
 let scores0 = new Float64Array(0),
   scores1 = new Float64Array(0),
@@ -46,8 +48,7 @@ let scores0 = new Float64Array(0),
  * (attention/conformance.test.ts).
  */
 export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
-  const native = layer.numHeads % layer.numKvHeads === 0 && req.view.blocks ? nativeKernels() : null;
-  if (native) return referenceAttentionNative(native, q, out, req, layer);
+  if (native && req.view.blocks && layer.numHeads % layer.numKvHeads === 0) return referenceAttentionNative(native, q, out, req, layer);
   const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
   const kernels = fits ? attentionKernels() : null;
   if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
@@ -183,28 +184,29 @@ let nScores = new Float64Array(0),
   nDens = new Float64Array(0),
   nTable = new Int32Array(0);
 
+/** A layer's K/V scales, once per layer (an engine keeps its layers for its life). */
+const layerScales = new WeakMap<AttentionLayer, { ks: number; vs: number }>();
+
 /**
  * The native path, for a paged cache: per query row the addon computes every head pair's scores
- * (float64 chains in order of d, K read in place through the block table), JS takes Math.exp of each
- * score less its pair's maximum and sums the denominators in order of j, and the addon accumulates
- * P·V in order of j and divides: the JS loop's operations, bit for bit.
+ * over the row's key range (float64 chains in order of d, K read in place through the block table),
+ * JS takes Math.exp of each score less its pair's maximum and sums the denominators in order of j,
+ * and the addon accumulates P·V in order of j and divides: the JS loop's operations, bit for bit.
  */
 export function referenceAttentionNative(native: NativeKernels, q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
   const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale, pageSize: P } = layer;
-  const { ks, vs } = kvScales(layer);
+  let scales = layerScales.get(layer);
+  if (!scales) layerScales.set(layer, (scales = kvScales(layer)));
   const blocks = req.view.blocks!;
   if (nTable.length < blocks.length) nTable = new Int32Array(blocks.length * 2);
   for (let i = 0; i < blocks.length; i++) nTable[i] = blocks[i];
   const lanes = 2 * Hkv * Math.ceil(Hq / Hkv / 2);
   if (nMaxes.length < lanes) [nMaxes, nDens] = [new Float64Array(lanes), new Float64Array(lanes)];
-  const kv = req.view.values;
-  for (let t = 0; t < req.qLen; t++) {
-    const { lo, hi } = keyRange(rowPosition(req, t), windowLeft);
-    const n = hi - lo + 1;
-    if (nScores.length < lanes * n) nScores = new Float64Array(lanes * n * 2);
-    const s = nScores;
+  if (nScores.length < lanes * req.seqLen) nScores = new Float64Array(lanes * req.seqLen * 2);
+  const kv = req.view.values, s = nScores, { seqLen, qLen } = req;
+  for (let t = 0; t < qLen; t++) {
     const rowAt = (req.rowStart + t) * Hq * hd;
-    native.attnDots(kv, nTable, lo, n, Hq, Hkv, hd, P, q, rowAt, ks, smScale, s, nMaxes);
+    const n = native.attnDots(kv, nTable, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, q, rowAt, scales.ks, smScale, s, nMaxes);
     for (let lane = 0; lane < lanes; lane++) {
       const max = nMaxes[lane];
       const end = (lane >> 1) * 2 * n + 2 * n;
@@ -212,6 +214,6 @@ export function referenceAttentionNative(native: NativeKernels, q: Float32Array,
       for (let i = (lane >> 1) * 2 * n + (lane & 1); i < end; i += 2) den += s[i] = Math.exp(s[i] - max);
       nDens[lane] = den;
     }
-    native.attnPv(kv, nTable, lo, n, Hq, Hkv, hd, P, s, nDens, vs, out, rowAt);
+    native.attnPv(kv, nTable, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, s, nDens, scales.vs, out, rowAt);
   }
 }
