@@ -4,6 +4,8 @@
  * multiples of 16), its RMSNorm, BF16 rounding and FP8 KV store give the JS functions' bits. Where the addon
  * is not built (no compiler at install) the test says so and checks that the engine falls back.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../core/rng.js';
@@ -67,6 +69,13 @@ test('a float32 matrix registered with setBf16 is read from its BF16 copy; anoth
   native!.setBf16(w, Uint16Array.from(bits(plain), (b) => b >>> 16)); // registered again: the new copy replaces the old
   native!.matmul(got, x, w, n, D, O);
   assert.deepEqual(bits(got), bits(wantPlain));
+});
+
+test('the AVX2 paths (forced with FAULTLINE_NATIVE_ISA=avx2) give the WebAssembly matmul and the JS attention bits', { skip: !native }, () => {
+  const script = fileURLToPath(new URL('./testing/native-avx2-check.ts', import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, FAULTLINE_NATIVE_ISA: 'avx2', FAULTLINE_KERNELS: '' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'ok avx2');
 });
 
 test('native BF16 rounding ≡ the JS rounding on 2 million bit patterns (every exponent, ties, NaN, ±inf, subnormals)', { skip: !native }, () => {
