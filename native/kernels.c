@@ -24,6 +24,7 @@
 #include <node_api.h>
 #include <immintrin.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -662,18 +663,25 @@ static int attn_args(napi_env env, napi_value *argv, attn_t *a, size_t *pairsTim
   return 1;
 }
 
+/* a call's arguments (exactly `want` of them) and the shared attention ones among them; 0 with an exception thrown */
+static int attn_call(napi_env env, napi_callback_info info, napi_value *argv, size_t want, const char *name, attn_t *a, size_t *need) {
+  size_t argc = want;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc != want) {
+    char message[64];
+    snprintf(message, sizeof message, "%s takes %zu arguments", name, want);
+    napi_throw_type_error(env, NULL, message);
+    return 0;
+  }
+  return attn_args(env, argv, a, need);
+}
+
 /* attnDots(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, q: Float32Array, qAt, ks, sm, scores: Float64Array, maxes: Float64Array) -> the row's key count */
 static napi_value js_attn_dots(napi_env env, napi_callback_info info) {
-  size_t argc = 16;
   napi_value argv[16];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   attn_t a;
   size_t need;
-  if (argc != 16) {
-    napi_throw_type_error(env, NULL, "attnDots takes 16 arguments");
-    return NULL;
-  }
-  if (!attn_args(env, argv, &a, &need)) return NULL;
+  if (!attn_call(env, info, argv, 16, "attnDots", &a, &need)) return NULL;
   void *q, *scores, *maxes;
   size_t qLen, sLen, mLen;
   int32_t qAt;
@@ -696,16 +704,10 @@ static napi_value js_attn_dots(napi_env env, napi_callback_info info) {
 
 /* attnPv(kv, table, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, weights: Float64Array, dens: Float64Array, vs, out: Float32Array, outAt) */
 static napi_value js_attn_pv(napi_env env, napi_callback_info info) {
-  size_t argc = 15;
   napi_value argv[15];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   attn_t a;
   size_t need;
-  if (argc != 15) {
-    napi_throw_type_error(env, NULL, "attnPv takes 15 arguments");
-    return NULL;
-  }
-  if (!attn_args(env, argv, &a, &need)) return NULL;
+  if (!attn_call(env, info, argv, 15, "attnPv", &a, &need)) return NULL;
   void *w, *dens, *out;
   size_t wLen, dLen, outLen;
   int32_t outAt;
