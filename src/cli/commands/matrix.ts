@@ -23,6 +23,7 @@ import { createLocalExecutor } from '../../matrix/local-executor.js';
 import { executorForPlan } from '../../matrix/executors/select.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
+import { hasRequestScope } from '../../matrix/request-variants.js';
 import { runMatrix, type RunEvent } from '../../matrix/run.js';
 import { currentProcess } from '../../matrix/run-owner.js';
 import { RUN_ID_ENV } from '../../matrix/survivors.js';
@@ -138,7 +139,11 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
       const { plan } = source;
       const slots = parallelOf(opts.parallel, plan);
       const htmlPath = opts.html !== undefined && !opts.dryRun ? prepareOutputFile('--html', io.cwd, opts.html) : undefined;
-      parseProbeOptions(plan.probe, source.label, plan.probeAt); // a typo in probe: fails here, before any server starts
+      // a typo in probe: fails here, before any server starts
+      parseProbeOptions(plan.probe, source.label, plan.probeAt, {
+        liveReference: plan.reference.kind === 'url' || plan.reference.keepAlive,
+        requestScope: hasRequestScope(plan),
+      });
 
       if (opts.dryRun) {
         if (opts.resume) throw new UserError('--dry-run launches nothing; it cannot resume a run');
