@@ -114,6 +114,13 @@ Examples:
   faultline matrix examples/seed-b200/matrix.yaml --resume RUN_DIR   # continue after Ctrl-C or a crash
   faultline matrix --cleanup RUN_DIR                                 # stop servers (and jobs) a killed run left behind
   faultline matrix --from serve.sh --model-config config.json --gpu B200 --target engine   # the plan of a launch
+  faultline matrix examples/workload/matrix.yaml     # stateful traffic per cell (probe: {suite: workload})
+
+The plan's probe.suite picks what each cell's server is probed with: window-crossing (default) or
+short against goldens the reference recorded, workload (stateful traffic; each request alone on the
+reference, which must stay up: reference: {keep_alive: true}), or several ("workload,window-crossing":
+CORRUPT if any suite is, PASS only if all pass). A corrupt workload cell names the workload features
+its corrupt requests shared (after-eviction, cancelled-neighbour, …) in every report.
 
 Progress goes to stderr; stdout holds only the report.
 SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every server of the run and keep the journal (a second
