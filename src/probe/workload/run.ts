@@ -89,15 +89,15 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       if (c.signal?.aborted || (c.earlyStop !== false && sequential.current.verdict !== 'continue')) break;
       const outcomes = await runRound(target, requests, c.logprobs, trace.seed, c.signal);
       roundsRun++;
-      for (const q of requests) {
-        const r = await judgeOne(q, round, outcomes.get(q.id), reference, margins, c, trace.seed);
-        records.push(r);
-        if (r.outcome === 'cancelled') {
-          if (r.notes) notes.push(r.notes);
-          continue;
+      for (const q of requests)
+        for (const r of await judgeRequestOf(q, round, outcomes.get(q.id), reference, margins, c, trace.seed)) {
+          records.push(r);
+          if (r.outcome === 'cancelled') {
+            if (r.notes) notes.push(r.notes);
+            continue;
+          }
+          sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
         }
-        sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
-      }
       c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
     }
     let final = sequential.current.verdict === 'continue' ? sequential.finish() : { ...sequential.current };
@@ -141,6 +141,35 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
     await target.client.close();
     await reference.client.close();
   }
+}
+
+/** Choice i of a parallel-sampling request is recorded (and replayed) as `ID.cI`. */
+const choiceId = (q: TraceRequest, i: number): string => `${q.id}.c${i}`;
+
+/**
+ * The records of one trace request: one, or one per choice of a parallel-sampling request (each
+ * against the request alone with n = 1 and seed + i, as vLLM seeds choice i).
+ */
+async function judgeRequestOf(
+  q: TraceRequest,
+  round: number,
+  got: RoundOutcome | undefined,
+  reference: ServerApi,
+  margins: RunningMargin,
+  c: WorkloadConfig,
+  seed: number,
+): Promise<(WorkloadRecord & { notes?: string })[]> {
+  if (q.n === undefined) return [await judgeOne(q, round, got, reference, margins, c, seed)];
+  const out: WorkloadRecord[] = [];
+  for (let i = 0; i < q.n; i++) {
+    const alone = { ...q, id: choiceId(q, i), n: 1 };
+    const mine =
+      got?.kind === 'judged' && got.result.ok
+        ? ({ kind: 'judged', result: { ...got.result, value: { generation: got.result.value.choices![i] } } } as const)
+        : got;
+    out.push(await judgeOne(alone, round, mine, reference, margins, c, seed + i));
+  }
+  return out;
 }
 
 async function judgeOne(
