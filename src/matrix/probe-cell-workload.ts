@@ -33,9 +33,17 @@ export async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Pr
   }
 }
 
-export async function probeWorkloadCell(url: string, context: CellProbeContext, o: MatrixProbeOptions, corpus: string): Promise<ProbeResult> {
+export async function probeWorkloadCell(
+  url: string,
+  context: CellProbeContext,
+  o: MatrixProbeOptions,
+  corpus: string,
+): Promise<ProbeResult> {
   if (!context.scorerUrl)
-    return { outcome: 'probe-error', detail: 'the workload suite needs a live reference (reference.keep_alive: true, or reference.url)' };
+    return {
+      outcome: 'probe-error',
+      detail: 'the workload suite needs a live reference (reference.keep_alive: true, or reference.url)',
+    };
   let report: WorkloadReport | 'aborted';
   try {
     report = await untilAborted(
@@ -67,9 +75,12 @@ export function workloadVerdict(report: WorkloadReport): ProbeResult {
   const { judged, corrupt } = report.counts;
   const base = { requests: judged, ...(judged > 0 ? { corruptRate: corrupt / judged } : {}) };
   if (report.verdict === 'CLEAN') return { outcome: 'pass', ...base, detail: report.reason };
-  if (report.verdict === 'INCONCLUSIVE') return { outcome: 'probe-error', ...base, detail: `workload probe inconclusive: ${report.reason}` };
+  if (report.verdict === 'INCONCLUSIVE')
+    return { outcome: 'probe-error', ...base, detail: `workload probe inconclusive: ${report.reason}` };
   const ids = report.requests.filter((q) => q.outcome === 'corrupt').map((q) => q.id);
-  const shared = report.sharedByCorrupt.length ? `; every corrupt request had: ${report.sharedByCorrupt.join(', ')}` : '';
+  const shared = report.sharedByCorrupt.length
+    ? `; every corrupt request had: ${report.sharedByCorrupt.join(', ')}`
+    : '';
   return {
     outcome: 'corrupt',
     ...base,
@@ -82,7 +93,10 @@ export function workloadVerdict(report: WorkloadReport): ProbeResult {
  * One cell verdict from its suites' (in the order they ran; `planned` all of them): corrupt if
  * any is, pass only if every planned suite ran and passed, else timeout or probe-error.
  */
-export function combineSuiteResults(parts: readonly { suite: AnySuite; result: ProbeResult }[], planned: readonly AnySuite[]): ProbeResult {
+export function combineSuiteResults(
+  parts: readonly { suite: AnySuite; result: ProbeResult }[],
+  planned: readonly AnySuite[],
+): ProbeResult {
   if (planned.length === 1 && parts.length === 1) return parts[0].result;
   const corrupt = parts.find((p) => p.result.outcome === 'corrupt');
   const skipped = planned.filter((s) => !parts.some((p) => p.suite === s));
@@ -93,7 +107,16 @@ export function combineSuiteResults(parts: readonly { suite: AnySuite; result: P
   const requests = parts.reduce((n, p) => n + (p.result.requests ?? 0), 0);
   const features = [...new Set(parts.flatMap((p) => p.result.features ?? []))];
   const common = { requests, detail, ...(features.length ? { features } : {}) };
-  if (corrupt) return { outcome: 'corrupt', ...common, ...(corrupt.result.corruptRate !== undefined ? { corruptRate: corrupt.result.corruptRate } : {}) };
-  if (skipped.length === 0 && parts.every((p) => p.result.outcome === 'pass')) return { outcome: 'pass', ...common, corruptRate: 0 };
-  return { outcome: parts.some((p) => p.result.outcome === 'timeout') ? 'timeout' : 'probe-error', ...common };
+  if (corrupt)
+    return {
+      outcome: 'corrupt',
+      ...common,
+      ...(corrupt.result.corruptRate !== undefined ? { corruptRate: corrupt.result.corruptRate } : {}),
+    };
+  if (skipped.length === 0 && parts.every((p) => p.result.outcome === 'pass'))
+    return { outcome: 'pass', ...common, corruptRate: 0 };
+  return {
+    outcome: parts.some((p) => p.result.outcome === 'timeout') ? 'timeout' : 'probe-error',
+    ...common,
+  };
 }

@@ -90,7 +90,7 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       const outcomes = await runRound(target, requests, c.logprobs, trace.seed, c.signal);
       roundsRun++;
       for (const q of requests)
-        for (const r of await judgeRequestOf(q, round, outcomes.get(q.id), reference, margins, c, trace.seed)) {
+        for (const r of await judgeRequestOf(q, round, outcomes.get(q.id), { reference, margins, c }, trace.seed)) {
           records.push(r);
           if (r.outcome === 'cancelled') {
             if (r.notes) notes.push(r.notes);
@@ -143,6 +143,13 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
   }
 }
 
+/** What judges each request: the reference that runs it alone, the running margin, the run's settings. */
+interface Judging {
+  reference: ServerApi;
+  margins: RunningMargin;
+  c: WorkloadConfig;
+}
+
 /** Choice i of a parallel-sampling request is recorded (and replayed) as `ID.cI`. */
 const choiceId = (q: TraceRequest, i: number): string => `${q.id}.c${i}`;
 
@@ -150,16 +157,8 @@ const choiceId = (q: TraceRequest, i: number): string => `${q.id}.c${i}`;
  * The records of one trace request: one, or one per choice of a parallel-sampling request (each
  * against the request alone with n = 1 and seed + i, as vLLM seeds choice i).
  */
-async function judgeRequestOf(
-  q: TraceRequest,
-  round: number,
-  got: RoundOutcome | undefined,
-  reference: ServerApi,
-  margins: RunningMargin,
-  c: WorkloadConfig,
-  seed: number,
-): Promise<(WorkloadRecord & { notes?: string })[]> {
-  if (q.n === undefined) return [await judgeOne(q, round, got, reference, margins, c, seed)];
+async function judgeRequestOf(q: TraceRequest, round: number, got: RoundOutcome | undefined, judging: Judging, seed: number): Promise<(WorkloadRecord & { notes?: string })[]> {
+  if (q.n === undefined) return [await judgeOne(q, round, got, judging, seed)];
   const out: WorkloadRecord[] = [];
   for (let i = 0; i < q.n; i++) {
     const alone = { ...q, id: choiceId(q, i), n: 1 };
@@ -167,20 +166,13 @@ async function judgeRequestOf(
       got?.kind === 'judged' && got.result.ok
         ? ({ kind: 'judged', result: { ...got.result, value: { generation: got.result.value.choices![i] } } } as const)
         : got;
-    out.push(await judgeOne(alone, round, mine, reference, margins, c, seed + i));
+    out.push(await judgeOne(alone, round, mine, judging, seed + i));
   }
   return out;
 }
 
-async function judgeOne(
-  q: TraceRequest,
-  round: number,
-  got: RoundOutcome | undefined,
-  reference: ServerApi,
-  margins: RunningMargin,
-  c: WorkloadConfig,
-  seed: number,
-): Promise<WorkloadRecord & { notes?: string }> {
+async function judgeOne(q: TraceRequest, round: number, got: RoundOutcome | undefined, judging: Judging, seed: number): Promise<WorkloadRecord & { notes?: string }> {
+  const { reference, margins, c } = judging;
   if (!got) return record(q, round, 'cut-off', { errors: ['never started'] });
   if (got.kind === 'cut-off') return record(q, round, 'cut-off', { errors: [got.reason] });
   if (got.kind === 'failed') return record(q, round, 'failed', { errors: [`target: ${got.error}`] });
