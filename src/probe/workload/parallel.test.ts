@@ -59,6 +59,8 @@ test('workload run: each choice is a judged record ID.cI against the request alo
   const first = await probe();
   const choices = first.requests.filter((r) => r.features.includes('parallel-sampling'));
   assert.deepEqual(choices.map((r) => [r.id, r.outcome]), [0, 1, 2].map((i) => [`r0-parallel.c${i}`, 'identical']));
+  assert.equal(first.counts.planned, first.requests.length + first.counts.notRun, 'each choice is planned, as it is judged');
+  assert.equal(first.counts.notRun, 0);
   const again = await probe(parseTrace(JSON.stringify(first.trace), 'trace.json'));
   assert.deepEqual(again.requests.filter((r) => r.features.includes('parallel-sampling')).map((r) => r.id), choices.map((r) => r.id));
 });

@@ -106,7 +106,8 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       final = { ...final, verdict: 'INCONCLUSIVE', reason: `${lost} request(s) of the trace failed or were cut off: the state they were to reach was not probed` };
     if (c.signal?.aborted && final.verdict === 'CLEAN') final = { ...final, verdict: 'INCONCLUSIVE', reason: 'the probe was stopped before the trace ended' };
     const count = (o: WorkloadOutcome) => records.filter((r) => r.outcome === o).length;
-    const planned = trace.rounds.reduce((n, r) => n + r.length, 0);
+    // a parallel-sampling request is judged, and counted, once per choice
+    const planned = trace.rounds.reduce((n, r) => n + r.reduce((k, q) => k + (q.n ?? 1), 0), 0);
     const { features, shared } = featureShares(records);
     const errorCounts = new Map<string, number>();
     for (const r of records) for (const e of r.errors) errorCounts.set(e, (errorCounts.get(e) ?? 0) + 1);

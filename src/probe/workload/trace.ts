@@ -158,8 +158,11 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
   const shared = q.slice(0, q.length - (q.length % B) - B);
   add({ name: 'plp-hit', prompt: [...shared, ...cut(q.length - shared.length)], maxTokens: SHORT_GEN, promptLogprobs: true, start: [{ after: id('plp-first'), event: 'done' }], features: ['prompt-logprobs', 'prefix-hit'] });
 
-  // parallel-sampling family
-  add({ name: 'parallel', prompt: cut(prefixLen() + 5), maxTokens: gen, n: PARALLEL_CHOICES, start: [{ after: id('plp-hit'), event: 'done' }], features: ['parallel-sampling', ...tag] });
+  // parallel-sampling family: the choices share three full prompt blocks; each choice's own last
+  // block never fills (1 prompt token + a short generation), so the identical tokens the choices
+  // generate never make same-key blocks whose registration order would depend on timing, and a
+  // replay leaves the cache as the first run did
+  add({ name: 'parallel', prompt: cut(3 * B + 1), maxTokens: Math.max(1, Math.min(SHORT_GEN, B - 2)), n: PARALLEL_CHOICES, start: [{ after: id('plp-hit'), event: 'done' }], features: ['parallel-sampling'] });
   return out;
 }
 
