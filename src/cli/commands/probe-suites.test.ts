@@ -21,8 +21,8 @@ let reference: FakeServer;
 let corrupt: FakeServer;
 before(async () => {
   const lm = trainByteNgram(readFileSync(promptText, 'utf8'), 5);
-  reference = await startFakeServer({ lm, maxModelLen: 512 });
-  corrupt = await startFakeServer({ lm, maxModelLen: 512, corruption: { afterPosition: 32, rate: 0.15, boost: 20, seed: 3 } });
+  reference = await startFakeServer({ lm, maxModelLen: 256 });
+  corrupt = await startFakeServer({ lm, maxModelLen: 256, corruption: { afterPosition: 32, rate: 0.15, boost: 20, seed: 3 } });
 });
 after(async () => {
   await Promise.all([reference.close(), corrupt.close()]);

@@ -19,7 +19,8 @@ import { buildTrace, PARALLEL_CHOICES, type TraceRequest } from './trace.js';
 const corpus = readFileSync(new URL('../../../test/fixtures/probe/prose-sample.txt', import.meta.url), 'utf8');
 let server: Listening;
 before(async () => {
-  server = await listen(testServer({ prefixCaching: true }).app, '127.0.0.1', 0);
+  // a small cache: the trace's burst past it stays short
+  server = await listen(testServer({ prefixCaching: true, numGpuBlocks: 24 }).app, '127.0.0.1', 0);
 });
 after(() => server.close(0));
 
