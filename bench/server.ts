@@ -1,20 +1,24 @@
 /**
- * The engine server under load, on loopback only: `faultline engine serve`'s app (src/server/build.ts)
- * bound to 127.0.0.1 on a free port in this process, models/tiny-swa, greedy streaming completions
- * sent with fetch (the client shares the process and the CPU, equally in every measurement).
+ * The engine server under load, on loopback only, models/tiny-swa, greedy streaming completions sent
+ * with fetch.
  *
- *  1. Throughput: aggregate generated tokens/s with 1 stream (requests one after another) and with
- *     16 concurrent streams, the levels alternating for --rounds rounds (median shown); the 1-stream
- *     figure is the anchor, the 16-stream one is printed as a ratio (target ≥ 4×). Per-request latency p50 / p99 and time to first token for both. Then the
- *     same engine alone (no HTTP, no scheduler) decoding 1 and 16 sequences: its ratio is what
- *     batching itself gains on this CPU, the ceiling the server's ratio is read against.
- *  2. Memory: 1,000 short requests (streamed, non-streamed, and some cancelled mid-stream), 8 at a
- *     time; heap after a forced GC every 250 requests. Growth after the first 250 should be ~0.
+ *  1. Throughput against the anchor: `faultline engine serve` of this checkout and of the tree before
+ *     the execution-layer redesign (--before, default commit cac2eb8: WebAssembly matmuls, the
+ *     scheduler's prefetch), each a child process on 127.0.0.1 started from source the same way
+ *     (bench/tree-server.ts), measured alternately in --rounds rounds: per round and server, 1 stream
+ *     (requests one after another) then 16 concurrent streams. Aggregate generated tokens/s, medians
+ *     over the rounds, the load average beside them; per-request latency p50 / p99 and time to first
+ *     token. The last throughput line is the verdict: this checkout's figures beside the anchor's.
+ *     --after REF measures a commit instead of this checkout (e.g. a change and its parent).
+ *  2. The engine alone (in this process, no HTTP, no scheduler) decoding 1 and 16 sequences: its
+ *     ratio is what batching itself gains on this CPU, the ceiling the server's ratio is read against.
+ *  3. Memory (this checkout's server in this process): 1,000 short requests (streamed, non-streamed,
+ *     and some cancelled mid-stream), 8 at a time; heap after a forced GC every 250 requests. Growth
+ *     after the first 250 should be ~0.
  *
- * The engine runs on two threads where the machine has two cores (src/engine/sharded-engine.ts); the
- * worker thread is started and ready before anything is measured.
+ * The engine runs on two threads where the machine has two cores (src/engine/sharded-engine.ts).
  *
- *   npm run bench:server [-- --tokens 64 --requests 32 --rounds 3]
+ *   npm run bench:server [-- --tokens 64 --requests 32 --rounds 3 --before cac2eb8 --memory-requests 1000]
  * Stops by itself (bounded request counts); a few minutes on a 2-core machine.
  */
 import { loadavg } from 'node:os';
@@ -23,14 +27,17 @@ import { argmax } from '../src/engine/sampling.js';
 import { loadModel } from '../src/engine/load-model.js';
 import { buildServer } from '../src/server/build.js';
 import { listen } from '../src/server/listen.js';
-import { numberArg } from './args.js';
+import { numberArg, stringArg } from './args.js';
 import { streamedTokenCounts } from './stream-tokens.js';
+import { startTreeServer, type TreeServer } from './tree-server.js';
 
 const argOf = numberArg;
 const TOKENS = argOf('tokens', 64);
 const REQUESTS = argOf('requests', 32); // per concurrency level and round
 const ROUNDS = argOf('rounds', 3);
 const MEMORY_REQUESTS = argOf('memory-requests', 1000);
+const BEFORE = stringArg('before', 'cac2eb8');
+const AFTER = stringArg('after', '') || null;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 const model = loadModel(new URL('../models/tiny-swa', import.meta.url).pathname);
@@ -43,6 +50,8 @@ const built = buildServer({
 });
 const threads = (await built.sharded?.start()) ? 2 : 1; // the worker thread is ready before anything is measured
 const server = await listen(built.app, '127.0.0.1', 0);
+/** The flags both measured servers get: the in-process server's settings. */
+const SERVE_FLAGS = ['--model', new URL('../models/tiny-swa', import.meta.url).pathname, '--kv-cache-dtype', 'fp8_e4m3', '--block-size', '16', '--max-num-seqs', '16', '--max-model-len', '2048'];
 const words = ['The whale', 'It was', 'Congress', 'The ship', 'In the year', 'Upon the deck', 'Our country', 'The sea'];
 
 interface Timing {
@@ -52,10 +61,10 @@ interface Timing {
 }
 
 /** One streamed greedy completion; returns tokens received and timings (ms). */
-async function streamOnce(i: number, maxTokens: number, cancelAfter?: number): Promise<Timing> {
+async function streamOnce(i: number, maxTokens: number, cancelAfter?: number, url = server.url): Promise<Timing> {
   const t0 = performance.now();
   const ac = new AbortController();
-  const res = await fetch(`${server.url}/v1/completions`, {
+  const res = await fetch(`${url}/v1/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ prompt: `${words[i % words.length]} ${i}`, max_tokens: maxTokens, temperature: 0, ignore_eos: true, stream: true, logprobs: 0 }),
@@ -87,13 +96,13 @@ async function plainOnce(i: number): Promise<void> {
 }
 
 /** `total` requests spread over `concurrency` workers; aggregate tokens/s and per-request timings. */
-async function load(concurrency: number, total: number, maxTokens: number) {
+async function load(url: string, concurrency: number, total: number, maxTokens: number) {
   const timings: Timing[] = [];
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < total) timings.push(await streamOnce(next++, maxTokens));
+      while (next < total) timings.push(await streamOnce(next++, maxTokens, undefined, url));
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
@@ -125,23 +134,34 @@ function engineAlone(n: number, steps: number): number {
   return best;
 }
 
-console.log(`server bench: models/tiny-swa on ${server.url} (loopback), greedy streaming, ${TOKENS} tokens per request, ${REQUESTS} requests per level, engine threads ${threads}`);
-await load(2, 4, 8); // warm-up
-// the levels alternate, ROUNDS times: a neighbour's job on the shared cores hits both levels alike;
-// each level's row is its median round (by throughput)
+const load1 = () => loadavg()[0];
+const median = <T,>(xs: T[], key: (x: T) => number): T => [...xs].sort((a, b) => key(a) - key(b))[Math.floor(xs.length / 2)];
+const servers: TreeServer[] = [await startTreeServer(BEFORE, SERVE_FLAGS), await startTreeServer(AFTER, SERVE_FLAGS)];
+console.log(`server bench: models/tiny-swa, greedy streaming, ${TOKENS} tokens per request, ${REQUESTS} requests per level, engine threads ${threads}`);
+for (const [k, s] of servers.entries()) console.log(`  ${k === 0 ? 'anchor' : 'measured'}: ${s.label} at ${s.url}`);
+for (const s of servers) await load(s.url, 2, 4, 8); // warm-up
+// servers and levels alternate, ROUNDS times: a neighbour's job on the shared cores hits all alike
 const levels = [1, 16];
-const rounds: Awaited<ReturnType<typeof load>>[][] = levels.map(() => []);
-for (let round = 0; round < ROUNDS; round++) for (const [k, c] of levels.entries()) rounds[k].push(await load(c, REQUESTS, TOKENS));
-const results = rounds.map((rs, k) => ({ c: levels[k], ...[...rs].sort((a, b) => a.tps - b.tps)[Math.floor(rs.length / 2)] }));
-console.log(`streams  agg tok/s   ratio   latency p50 / p99 (ms)   ttft p50 / p99 (ms)   (median of ${ROUNDS} rounds; every round's tok/s)`);
-for (const [k, r] of results.entries())
-  console.log(
-    `${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / results[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0).padEnd(9)}   ${rounds[k].map((x) => x.tps.toFixed(0)).join(' ')}`,
-  );
-const ratio = results[1].tps / results[0].tps;
-// the committed figures of this bench (src/server/README.md, three single-round runs at load 2–2.5): the
-// anchor for "not slower"; under a different load, compare a run of the previous commit in the same session
-console.log(`committed results (src/server/README.md, load 2–2.5): 1 stream 707–904 tok/s, 16 streams 1867–1950 tok/s; this run ${results[0].tps.toFixed(0)} / ${results[1].tps.toFixed(0)} at load ${loadavg()[0].toFixed(1)}`);
+type Load = Awaited<ReturnType<typeof load>> & { load: number };
+const rounds: Load[][][] = servers.map(() => levels.map(() => []));
+for (let round = 0; round < ROUNDS; round++)
+  for (const [si, s] of servers.entries()) for (const [k, c] of levels.entries()) rounds[si][k].push({ ...(await load(s.url, c, REQUESTS, TOKENS)), load: load1() });
+const results = rounds.map((perLevel) => perLevel.map((rs, k) => ({ c: levels[k], ...median(rs, (r) => r.tps) })));
+console.log(`server                 streams  agg tok/s   ratio   latency p50 / p99 (ms)   ttft p50 / p99 (ms)   (median of ${ROUNDS} rounds; every round's tok/s @ load)`);
+for (const [si, perLevel] of results.entries())
+  for (const [k, r] of perLevel.entries())
+    console.log(
+      `${(si === 0 ? 'anchor' : 'measured').padEnd(21)}  ${String(r.c).padStart(7)}  ${r.tps.toFixed(1).padStart(9)}  ${(r.tps / perLevel[0].tps).toFixed(2).padStart(5)}×  ${r.p50.toFixed(0).padStart(9)} / ${r.p99.toFixed(0).padEnd(9)}  ${r.ttft50.toFixed(0).padStart(9)} / ${r.ttft99.toFixed(0).padEnd(9)}   ${rounds[si][k].map((x) => `${x.tps.toFixed(0)}@${x.load.toFixed(1)}`).join(' ')}`,
+    );
+for (const s of servers) await s.close();
+const [before, now] = results;
+const ratio = now[1].tps / now[0].tps;
+const loads = rounds.flat(2).map((r) => r.load);
+console.log(
+  `server: 1 stream ${now[0].tps.toFixed(0)} tok/s (before the redesign ${before[0].tps.toFixed(0)}: ${(now[0].tps / before[0].tps).toFixed(2)}×), ` +
+    `16 streams ${now[1].tps.toFixed(0)} tok/s (before ${before[1].tps.toFixed(0)}: ${(now[1].tps / before[1].tps).toFixed(2)}×) ` +
+    `(load ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}; anchor ${servers[0].label})`,
+);
 const alone = { one: engineAlone(1, TOKENS), many: engineAlone(16, TOKENS) };
 const ceiling = alone.many / alone.one;
 console.log(

@@ -8,7 +8,7 @@
  */
 import { batchVariantMatmul, jsPartialMatmul } from './batch-variant.js';
 import type { Model, ScratchArena } from './model.js';
-import { nativeKernels } from './native.js';
+import { nativeKernels, type NativeKernels } from './native.js';
 import { matmul as jsMatmul, type MatmulFn } from './ops.js';
 import { accelerate, wasmSimdAvailable } from './wasm/accelerate.js';
 import type { Weights } from './weights.js';
@@ -29,13 +29,16 @@ export interface ModelKernels {
   arena: ScratchArena | null;
 }
 
-/** BF16 copies of a model's matmul weights whose values are all BF16 (a BF16 checkpoint's are). */
-const bf16Copies = new WeakMap<Model, WeakMap<Float32Array, Uint16Array>>();
+/** Models whose BF16 weight copies this thread's addon holds. */
+const registered = new WeakSet<Model>();
 
-function bf16Weights(model: Model): WeakMap<Float32Array, Uint16Array> {
-  let copies = bf16Copies.get(model);
-  if (copies) return copies;
-  copies = new WeakMap();
+/**
+ * Gives the addon a BF16 copy of every matmul weight of `model` whose values are all BF16 (a BF16
+ * checkpoint's are): its matmul then reads half the bytes (exact: the copy widens back by a shift).
+ */
+function registerBf16Weights(native: NativeKernels, model: Model): void {
+  if (registered.has(model)) return;
+  registered.add(model);
   const w: Weights = model.weights;
   const linear = [w.embed, ...w.layers.flatMap((l) => [l.wq, l.wk, l.wv, l.wo, l.wGate, l.wUp, l.wDown]), ...(w.mtp ? [w.mtp.ehProj, w.mtp.wGate, w.mtp.wUp, w.mtp.wDown] : [])];
   for (const a of linear) {
@@ -46,10 +49,8 @@ function bf16Weights(model: Model): WeakMap<Float32Array, Uint16Array> {
       exact = (bits[i] & 0xffff) === 0;
       high[i] = bits[i] >>> 16;
     }
-    if (exact) copies.set(a, high); // else not BF16 values: the kernel reads the float32s
+    if (exact) native.setBf16(a, high); // else not BF16 values: the kernel reads the float32s
   }
-  bf16Copies.set(model, copies);
-  return copies;
 }
 
 /**
@@ -62,8 +63,8 @@ export function modelKernels(model: Model, want: KernelPath | undefined, batchVa
   const path = available.find((p) => order.indexOf(p) >= order.indexOf(want ?? available[0]))!;
   if (path === 'native') {
     const native = nativeKernels()!;
-    const copies = bf16Weights(model);
-    return { path, model, matmul: (out, x, w, n, D, O) => native.matmul(out, x, copies.get(w) ?? w, n, D, O), arena: null };
+    registerBf16Weights(native, model);
+    return { path, model, matmul: native.matmul, arena: null };
   }
   const fast = path === 'wasm-simd' ? accelerate(model) : null;
   if (fast) return { path, model: fast.model, matmul: batchVariant ? batchVariantMatmul(fast.matmul, fast.partialMatmul) : fast.matmul, arena: fast.arena };

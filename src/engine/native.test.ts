@@ -1,16 +1,18 @@
 /**
  * The native addon (native/kernels.c) where it is built: its matmul gives the WebAssembly SIMD
  * kernels' bits output by output (float32 and BF16 weights, 1…16 rows, widths that are and are not
- * multiples of 16), its BF16 rounding and FP8 KV store give the JS functions' bits. Where the addon
+ * multiples of 16), its RMSNorm, BF16 rounding and FP8 KV store give the JS functions' bits. Where the addon
  * is not built (no compiler at install) the test says so and checks that the engine falls back.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRng } from '../core/rng.js';
 import { encodeFp8, FP8_E4M3_DECODE_LUT } from '../numerics/fp8.js';
 import { availableKernels } from './kernels.js';
 import { nativeKernels } from './native.js';
-import { roundBf16Js, type MatmulFn } from './ops.js';
+import { rmsNormJs, roundBf16Js, type MatmulFn } from './ops.js';
 import { accelerate } from './wasm/accelerate.js';
 import { randomModel, tinyConfig } from './testing/random-init.js';
 
@@ -48,6 +50,34 @@ test('native matmul ≡ WebAssembly SIMD matmul, bit for bit (float32 and BF16 w
     }
 });
 
+test('a float32 matrix registered with setBf16 is read from its BF16 copy; another matrix of the same values is not', { skip: !native }, () => {
+  const rng = createRng(4);
+  const [D, O, n] = [64, 20, 3];
+  const w = Float32Array.from({ length: O * D }, () => rng.normal());
+  const x = Float32Array.from({ length: n * D }, () => rng.normal());
+  // the copy registered holds 2·w (a different matrix): the output shows which one was read
+  const twice = Uint16Array.from(bits(Float32Array.from(w, (v) => 2 * v)), (b) => b >>> 16);
+  const plain = Float32Array.from(w);
+  native!.setBf16(w, twice);
+  const got = new Float32Array(n * O), viaBits = new Float32Array(n * O), unregistered = new Float32Array(n * O), wantPlain = new Float32Array(n * O);
+  native!.matmul(got, x, w, n, D, O);
+  native!.matmul(viaBits, x, twice, n, D, O);
+  native!.matmul(unregistered, x, plain, n, D, O);
+  native!.matmul(wantPlain, x, Uint16Array.from(bits(plain), (b) => b >>> 16), n, D, O);
+  assert.deepEqual(bits(got), bits(viaBits));
+  assert.notDeepEqual(bits(unregistered), bits(got));
+  native!.setBf16(w, Uint16Array.from(bits(plain), (b) => b >>> 16)); // registered again: the new copy replaces the old
+  native!.matmul(got, x, w, n, D, O);
+  assert.deepEqual(bits(got), bits(wantPlain));
+});
+
+test('the AVX2 paths (forced with FAULTLINE_NATIVE_ISA=avx2) give the WebAssembly matmul and the JS attention bits', { skip: !native }, () => {
+  const script = fileURLToPath(new URL('./testing/native-avx2-check.ts', import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { env: { ...process.env, FAULTLINE_NATIVE_ISA: 'avx2', FAULTLINE_KERNELS: '' }, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), 'ok avx2');
+});
+
 test('native BF16 rounding ≡ the JS rounding on 2 million bit patterns (every exponent, ties, NaN, ±inf, subnormals)', { skip: !native }, () => {
   const n = 1 << 21;
   const u = new Uint32Array(n);
@@ -57,6 +87,20 @@ test('native BF16 rounding ≡ the JS rounding on 2 million bit patterns (every 
   native!.roundBf16(a, n);
   roundBf16Js(b, n);
   assert.deepEqual(bits(a), bits(b));
+});
+
+test('native RMSNorm ≡ the JS RMSNorm bit for bit (widths 1…300, tiny and huge rows, in place)', { skip: !native }, () => {
+  const rng = createRng(9);
+  for (const dim of [1, 7, 64, 256, 300])
+    for (const scale of [1e-20, 1e-3, 1, 1e4]) {
+      const rows = 5;
+      const x = Float32Array.from({ length: rows * dim }, () => rng.normal() * scale);
+      const w = Float32Array.from({ length: dim }, () => rng.normal() * 0.3);
+      const want = new Float32Array(x.length), got = Float32Array.from(x);
+      rmsNormJs(want, x, w, rows, dim, 1e-6);
+      native!.rmsNorm(got, got, w, rows, dim, 1e-6);
+      assert.deepEqual(bits(got), bits(want), `dim ${dim} scale ${scale}`);
+    }
 });
 
 test('native FP8 KV store ≡ storeElement (satfinite E4M3 of float32(x / scale), decoded) on 1 million values', { skip: !native }, () => {

@@ -49,8 +49,13 @@ export function matvec(out: Float32Array, oo: number, x: Float32Array, xo: numbe
   }
 }
 
-/** Gemma RMSNorm over rows of length `dim`: out = x · rsqrt(mean(x²) + eps) · (1 + w). out may alias x. */
+/** Gemma RMSNorm over rows of length `dim`: out = x · rsqrt(mean(x²) + eps) · (1 + w). out may alias x. The native addon's where built (the same bits). */
 export function rmsNorm(out: Float32Array, x: Float32Array, w: Float32Array, rows: number, dim: number, eps: number): void {
+  if (native) return native.rmsNorm(out, x, w, rows, dim, eps);
+  rmsNormJs(out, x, w, rows, dim, eps);
+}
+
+export function rmsNormJs(out: Float32Array, x: Float32Array, w: Float32Array, rows: number, dim: number, eps: number): void {
   for (let r = 0; r < rows; r++) {
     const base = r * dim;
     let ss = 0;

@@ -98,7 +98,8 @@ export class Sequence {
   private readonly sampler: RowSampler;
   /** The same without penalties: what a verify step uses under the specdec-penalties-dropped fault model. */
   private readonly unpenalized: RowSampler;
-  private readonly history: PenaltyHistory;
+  /** Prompt and output token counts, kept only where penalties or processed logprobs read them. */
+  private readonly history: PenaltyHistory | null;
   private readonly stopIds: readonly number[];
   readonly spec: SpecStats = { drafts: 0, draftTokens: 0, acceptedTokens: 0 };
 
@@ -118,11 +119,11 @@ export class Sequence {
     const stopIds = [...(request.ignoreEos ? [] : [c.eosTokenId]), ...(request.stopTokenIds ?? [])];
     this.stopIds = stopIds;
     const base = { sampling: request.sampling, rng: createRng(request.seed), minTokens: request.minTokens ?? 0, stopIds };
-    this.history = new PenaltyHistory(request.promptIds);
     const penalties = request.penalties ?? NO_PENALTIES;
+    const history = isNeutral(penalties) && request.logprobsMode !== 'processed_logprobs' ? null : new PenaltyHistory(request.promptIds);
+    this.history = history;
     // position outIndex of a verify step comes after the drafts accepted before it: they count as output
-    const penalize = (logits: Float32Array, outIndex: number) =>
-      this.history.penalize(logits, penalties, this.drafts.slice(0, outIndex - this.output.length));
+    const penalize = (logits: Float32Array, outIndex: number) => history!.penalize(logits, penalties, this.drafts.slice(0, outIndex - this.output.length));
     this.unpenalized = createRowSampler(base);
     this.sampler = isNeutral(penalties) ? this.unpenalized : createRowSampler({ ...base, processors: [penalize] });
     this.trie = specConfig?.method === 'suffix' ? new SuffixTrie(specConfig.suffix.maxTreeDepth) : null;
@@ -217,7 +218,7 @@ export class Sequence {
     }
     // plain decode: the target's own choice; with drafts, verification (speculative/verify.ts) —
     // without penalties under the specdec-penalties-dropped fault model
-    const sampler = penaltiesDroppedIn(this.specConfig?.faultModel, this.drafts.length) ? this.unpenalized : this.sampler;
+    const sampler = this.drafts.length && penaltiesDroppedIn(this.specConfig?.faultModel, this.drafts.length) ? this.unpenalized : this.sampler;
     const verdict = this.drafts.length ? verifyDrafts(row, this.drafts, sampler, this.output.length) : { accepted: 0, tokens: [sampler.pick(row(0), this.output.length)] };
     if (this.drafts.length > 0) {
       this.spec.drafts++;
@@ -240,7 +241,7 @@ export class Sequence {
       const raw =
         r.logprobsMode === 'processed_logprobs'
           ? processedRow(rowOf(t), {
-              history: this.history,
+              history: this.history!, // kept in this mode
               penalties: r.penalties ?? NO_PENALTIES,
               outIndex: this.output.length,
               minTokens: r.minTokens ?? 0,
@@ -250,7 +251,7 @@ export class Sequence {
           : rowOf(t);
       out.push({ id, logprob: logSoftmax(raw)[id], top: k > 0 ? topLogprobs(raw, k) : [] });
       this.tokens.push(id);
-      this.history.append(id);
+      this.history?.append(id);
       this.trie?.append(id);
       this.output.push(out[out.length - 1]);
       const n = this.output.length;

@@ -6,6 +6,7 @@
  * from them, the t-way combinations left untested or untestable and why, and launches used
  * against exhaustive and one-factor-at-a-time testing.
  */
+import type { CellResult } from './cell-result.js';
 import { LAUNCH_FAULT_OUTCOMES, type CellOutcome } from './executor.js';
 import type { Assignment } from './localize.js';
 import type { MatrixRun } from './run.js';
@@ -20,6 +21,8 @@ export interface AttributionCell {
   probeRounds: number;
   recheckOf?: string;
   detail?: string;
+  /** Workload features every corrupt request of the cell had (workload suite). */
+  features?: string[];
 }
 
 export interface Remedy {
@@ -121,6 +124,21 @@ function changeBetween(space: FactorSpace, from: Config, to: Config): Record<str
   return out;
 }
 
+/** A journaled cell as the report shows it. */
+export function attributionCell(c: CellResult): AttributionCell {
+  return {
+    id: c.id,
+    phase: c.phase,
+    levels: c.levels,
+    outcome: c.outcome,
+    ...(c.corruptRate !== undefined ? { corruptRate: c.corruptRate } : {}),
+    probeRounds: c.probes.length,
+    ...(c.recheckOf ? { recheckOf: c.recheckOf } : {}),
+    ...(c.detail ? { detail: c.detail } : {}),
+    ...(c.features?.length ? { features: c.features } : {}),
+  };
+}
+
 export function buildAttribution(run: MatrixRun): AttributionReport {
   const { plan } = run;
   const space = plan.space;
@@ -205,16 +223,7 @@ export function buildAttribution(run: MatrixRun): AttributionReport {
       reference: space.levels[f][plan.baseline[f]],
       ...(plan.descriptions[f] ? { description: plan.descriptions[f] } : {}),
     })),
-    cells: run.cells.map((c) => ({
-      id: c.id,
-      phase: c.phase,
-      levels: c.levels,
-      outcome: c.outcome,
-      ...(c.corruptRate !== undefined ? { corruptRate: c.corruptRate } : {}),
-      probeRounds: c.probes.length,
-      ...(c.recheckOf ? { recheckOf: c.recheckOf } : {}),
-      ...(c.detail ? { detail: c.detail } : {}),
-    })),
+    cells: run.cells.map(attributionCell),
     interactions,
     notInvolved,
     explained: run.explained,

@@ -17,6 +17,8 @@ export interface ProbeResult {
   corruptRate?: number;
   requests?: number;
   detail?: string;
+  /** Workload features every corrupt request had (the workload suite names them: after-eviction, cancelled-neighbour, …). */
+  features?: string[];
 }
 
 export interface CellProbeContext {

@@ -18,6 +18,8 @@ export interface CellResult {
   /** Every probe round, in order (empty when the launch failed). */
   probes: ProbeResult[];
   detail?: string;
+  /** Workload features every corrupt request of the deciding probe had (workload suite). */
+  features?: string[];
   /** Set on a second launch of a configuration whose PASS had fewer probe rounds than a later use needed. */
   recheckOf?: string;
   slot: number;

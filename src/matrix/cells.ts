@@ -213,6 +213,7 @@ export class CellRunner {
                   corruptRate: deciding.outcome === 'pass' ? 0 : deciding.corruptRate,
                   probes,
                   detail: deciding.detail,
+                  ...(deciding.features?.length ? { features: deciding.features } : {}),
                   durationMs,
                 },
           ),

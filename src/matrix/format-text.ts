@@ -32,13 +32,16 @@ export function formatAttributionText(report: AttributionReport): string {
     `Reference: ${factors.map((f) => `${f.name}=${f.reference}`).join(' ')}`,
     '',
   );
-  const header = ['cell', 'phase', ...factors.map((f) => f.name), 'verdict', 'corrupt'];
+  // the workload suite names what its corrupt requests shared: a column only when a cell has one
+  const named = report.cells.some((c) => c.features?.length);
+  const header = ['cell', 'phase', ...factors.map((f) => f.name), 'verdict', 'corrupt', ...(named ? ['every corrupt request had'] : [])];
   const rows = report.cells.map((c) => [
     c.id,
     phaseLabel(c),
     ...factors.map((f) => (c.levels[f.name] === f.reference ? '·' : c.levels[f.name])),
     outcomeLabel(c.outcome),
     c.outcome === 'corrupt' ? pct(c.corruptRate) : '',
+    ...(named ? [c.features?.join(', ') ?? ''] : []),
   ]);
   out.push(...table([header, ...rows]), '');
 
@@ -63,7 +66,8 @@ export function formatAttributionText(report: AttributionReport): string {
     const open = sets.flatMap(([f, l]) => [...l.unknown.map((v) => `${f}=${v} (no verdict)`), ...l.impossible.map((v) => `${f}=${v} (no valid configuration)`)]);
     if (open.length) out.push(`  not judged: ${open.join(', ')}`);
     if (Object.keys(it.forced).length) out.push(`  (the constraints force ${pairs(it.forced)} along with it)`);
-    out.push(`  fails on the reference background: ${it.minimalCell ?? '?'}`);
+    const minimal = report.cells.find((c) => c.id === it.minimalCell);
+    out.push(`  fails on the reference background: ${it.minimalCell ?? '?'}${minimal?.features?.length ? ` (every corrupt request had: ${minimal.features.join(', ')})` : ''}`);
     if (it.context) out.push(`  with every other factor changed: ${outcomeLabel(it.context.outcome)} (${it.context.cell})`);
     out.push('  remedies, each a single change verified by a run that passed:');
     for (const r of it.remedies)

@@ -146,7 +146,12 @@ export const planSchema = z
       })
       .default({ after_found: 'stop', rounds: 3, shrink_effort: 1, maskers: [] })
       .describe('How the t-way coverage is run and counted.'),
-    probe: z.record(z.string(), z.unknown()).default({}).describe('Options passed to the probe (suite, requests, max_tokens, …).'),
+    probe: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe(
+        'The probe options: suite (window-crossing, short or workload, or several: "workload,window-crossing"), window, requests, max_tokens, workload_rounds, … (src/matrix/README.md); checked when the plan loads.',
+      ),
     executor: executorSchema,
     localize: z
       .strictObject({

@@ -18,15 +18,27 @@ import { trialsForZeroEventBound } from '../oracle/binomial.js';
 import { recordGolden } from '../probe/record.js';
 import type { Recording } from '../probe/recording.js';
 import { runProbe, type ProbeConfig, type ProbeReport } from '../probe/run.js';
-import { SUITE_NAMES } from '../probe/suites.js';
+import { parseSuiteList, WORKLOAD_SUITE, type AnySuite } from '../probe/suite-list.js';
+import type { SuiteName } from '../probe/suites.js';
 import { DEFAULT_SEQUENTIAL } from '../oracle/stats.js';
 import type { CellProbeContext, MatrixProbe, ProbeResult } from './cell-probe.js';
+import { combineSuiteResults, probeWorkloadCell, untilAborted } from './probe-cell-workload.js';
 
 const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../data/heldout-prose.txt', import.meta.url));
 
 /** The plan's `probe:` mapping (snake_case, as in the YAML). */
 export const probeOptionsSchema = z.strictObject({
-  suite: z.enum(SUITE_NAMES.filter((s) => s !== 'file') as ['window-crossing', 'short']).default('window-crossing'),
+  suite: z
+    .union([z.string(), z.array(z.string()).min(1)])
+    .default('window-crossing')
+    .describe('window-crossing, short or workload, or several ("workload,window-crossing" or a list): CORRUPT if any suite is, PASS only if all are.'),
+  workload_rounds: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(8)
+    .describe('Workload suite: rounds of the trace per probe at most (the sequential test usually stops earlier).'),
   window: z.number().int().positive().optional().describe("The model's sliding window in tokens (the suites need it)."),
   page_size: z.number().int().positive().default(16),
   requests: z
@@ -50,13 +62,25 @@ export const probeOptionsSchema = z.strictObject({
     .describe('CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).'),
   prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
 });
-export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests'> & { requests: number };
+export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests' | 'suite'> & { requests: number; suites: AnySuite[] };
+
+/** What the plan's reference gives the probe: the workload suite needs a live server to run each request alone on. */
+export interface ProbeContextFacts {
+  liveReference: boolean;
+  requestScope: boolean;
+}
 
 /**
  * Validates the plan's probe options up front, so a typo — or a probe that can never say PASS —
- * fails before any server starts. `at` gives where each key was written (MatrixPlan.probeAt).
+ * fails before any server starts. `at` gives where each key was written (MatrixPlan.probeAt);
+ * `facts` what the plan's reference offers (the workload suite needs a live one).
  */
-export function parseProbeOptions(raw: Record<string, unknown>, planFile: string, at: Record<string, SourceLocation> = {}): MatrixProbeOptions {
+export function parseProbeOptions(
+  raw: Record<string, unknown>,
+  planFile: string,
+  at: Record<string, SourceLocation> = {},
+  facts: ProbeContextFacts = { liveReference: true, requestScope: false },
+): MatrixProbeOptions {
   const parsed = probeOptionsSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -66,23 +90,44 @@ export function parseProbeOptions(raw: Record<string, unknown>, planFile: string
       hint: `probe keys: ${Object.keys(probeOptionsSchema.shape).join(', ')}`,
     });
   }
-  if (parsed.data.window === undefined)
+  const { suite, ...rest } = parsed.data;
+  const suites = parseSuiteList(suite, `probe.suite in ${planFile}`, at.suite ?? at['']);
+  if (suites.includes('file'))
+    throw new UserError(`probe.suite in ${planFile}: the file suite is not available in a matrix plan`, { code: 'E_PLAN_PROBE', at: at.suite, hint: 'use window-crossing, short or workload' });
+  if (suites.includes(WORKLOAD_SUITE)) checkWorkloadFacts(planFile, at, facts);
+  const promptSuite = suites.some((s) => s !== WORKLOAD_SUITE);
+  if (promptSuite && rest.window === undefined)
     throw new UserError(`probe.window is missing in ${planFile}`, {
       code: 'E_PLAN_PROBE',
       hint: "the window-crossing and short suites need the model's sliding window, e.g. probe: {window: 128}",
     });
-  const needed = requestsForClean(parsed.data.target_rate);
-  const requests = parsed.data.requests ?? needed;
-  if (requests < needed)
+  const needed = requestsForClean(rest.target_rate);
+  const requests = rest.requests ?? needed;
+  if (promptSuite && requests < needed)
     throw new UserError(
-      `probe.requests is ${requests}, but a PASS at target_rate ${parsed.data.target_rate} needs at least ${needed} clean requests: every cell would end PROBE-ERROR`,
+      `probe.requests is ${requests}, but a PASS at target_rate ${rest.target_rate} needs at least ${needed} clean requests: every cell would end PROBE-ERROR`,
       {
         code: 'E_PLAN_PROBE',
         at: at.requests ?? at.target_rate ?? at[''],
         hint: `set probe.requests to ${needed} or more (or leave it out), or raise probe.target_rate (CLEAN bounds the corrupt-request rate below it at ${pctText(DEFAULT_SEQUENTIAL.confidence)} confidence)`,
       },
     );
-  return { ...parsed.data, requests };
+  return { ...rest, suites, requests };
+}
+
+function checkWorkloadFacts(planFile: string, at: Record<string, SourceLocation>, facts: ProbeContextFacts): void {
+  if (!facts.liveReference)
+    throw new UserError(`probe.suite in ${planFile}: the workload suite runs each request of its trace alone on a live reference, and this plan's reference is recorded, then stopped`, {
+      code: 'E_PLAN_PROBE',
+      at: at.suite,
+      hint: 'add reference: {keep_alive: true} (or give reference.url, a trusted server that is already running)',
+    });
+  if (facts.requestScope)
+    throw new UserError(`probe.suite in ${planFile}: the workload suite does not carry request-scope factors' fields in its trace`, {
+      code: 'E_PLAN_PROBE',
+      at: at.suite,
+      hint: 'make those factors launch-scope, or probe them with the window-crossing suite',
+    });
 }
 
 /** Clean requests in a row the sequential test needs before it says CLEAN (the rule of three, generalized). */
@@ -92,8 +137,8 @@ export function requestsForClean(targetRate: number): number {
 
 /** The options as the probe runs them (already validated by parseProbeOptions when the plan loaded). */
 function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
-  const o = probeOptionsSchema.parse(raw);
-  return { ...o, requests: o.requests ?? requestsForClean(o.target_rate) };
+  const { suite, ...o } = probeOptionsSchema.parse(raw);
+  return { ...o, suites: parseSuiteList(suite, 'probe.suite'), requests: o.requests ?? requestsForClean(o.target_rate) };
 }
 
 const pctText = (x: number): string => `${Math.round(x * 100)}%`;
@@ -113,7 +158,7 @@ export interface EngineProbeOptions {
 function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: number): Omit<ProbeConfig, 'reference' | 'golden'> {
   return {
     target: { url },
-    suite: o.suite,
+    suite: promptSuiteOf(o) ?? 'window-crossing',
     corpus,
     window: o.window,
     pageSize: o.page_size,
@@ -126,18 +171,6 @@ function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: n
     sequential: { ...DEFAULT_SEQUENTIAL, targetRate: o.target_rate },
     client: { timeouts: { headersMs: o.timeout_s * 1000 } },
   };
-}
-
-/** Resolves when the signal aborts (never rejects): lets a probe in flight be abandoned on Ctrl-C. */
-function whenAborted(signal: AbortSignal): { promise: Promise<'aborted'>; dispose: () => void } {
-  let onAbort = (): void => {};
-  const promise = new Promise<'aborted'>((resolve) => {
-    onAbort = () => resolve('aborted');
-    if (signal.aborted) resolve('aborted');
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  // one listener per probe, removed when the probe ends: a long run must not pile them up
-  return { promise, dispose: () => signal.removeEventListener('abort', onAbort) };
 }
 
 export function verdictOf(report: ProbeReport): ProbeResult {
@@ -168,6 +201,8 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     async captureReference(url, raw, signal, request): Promise<ReferenceGoldens> {
       const o = withDefaults(raw);
       const rounds: Recording[] = [];
+      // the workload suite records nothing: it runs each request alone on the live reference
+      if (promptSuiteOf(o) === undefined) return { rounds };
       for (let round = 0; round < options.rounds; round++) {
         if (signal.aborted) throw new Error('interrupted');
         const rec = await recordGolden({ ...probeConfig(url, o, corpusFor(o), o.seed + round), ...(request ? { requestFields: request } : {}) });
@@ -180,22 +215,37 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
 
     async probeCell(url: string, context: CellProbeContext): Promise<ProbeResult> {
       const o = withDefaults(context.options);
-      const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
-      const recording = goldens?.[context.round];
-      if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
-      const probing = runProbe({
-        ...probeConfig(url, o, '', recording.seed),
-        ...(context.request ? { requestFields: context.request } : {}),
-        golden: { path: '(matrix reference)', recording },
-        ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
-      });
-      const abort = whenAborted(context.signal);
-      const first = await Promise.race([probing, abort.promise]).finally(abort.dispose);
-      if (first === 'aborted') {
-        probing.catch(() => {}); // the server is about to stop; its failures no longer matter
-        return { outcome: 'probe-error', detail: 'interrupted' };
+      const parts: { suite: AnySuite; result: ProbeResult }[] = [];
+      for (const suite of o.suites) {
+        const result =
+          suite === WORKLOAD_SUITE ? await probeWorkloadCell(url, context, o, corpusFor(o)) : await probePromptSuite(url, context, o);
+        parts.push({ suite, result });
+        // a FAIL is trusted, and an interrupted probe ends the cell
+        if (result.outcome === 'corrupt' || context.signal.aborted) break;
       }
-      return verdictOf(first);
+      return combineSuiteResults(parts, o.suites);
     },
   };
+}
+
+/** The window-crossing or short suite of a cell: a golden-mode probe against the recorded reference. */
+async function probePromptSuite(url: string, context: CellProbeContext, o: MatrixProbeOptions): Promise<ProbeResult> {
+  const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
+  const recording = goldens?.[context.round];
+  if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
+  const report = await untilAborted(
+    runProbe({
+      ...probeConfig(url, o, '', recording.seed),
+      ...(context.request ? { requestFields: context.request } : {}),
+      golden: { path: '(matrix reference)', recording },
+      ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
+    }),
+    context.signal,
+  );
+  return report === 'aborted' ? { outcome: 'probe-error', detail: 'interrupted' } : verdictOf(report);
+}
+
+/** The plan's prompt suite (window-crossing or short), if it names one besides the workload suite. */
+function promptSuiteOf(o: MatrixProbeOptions): SuiteName | undefined {
+  return o.suites.find((s): s is SuiteName => s !== WORKLOAD_SUITE);
 }

@@ -73,9 +73,10 @@ function sortedTop(dict: Record<string, number> | null | undefined): TopLogprob[
     .sort((a, b) => b.logprob - a.logprob || a.token - b.token);
 }
 
-/** The generated tokens of choice 0 with their top-k lists. */
-export function generationFrom(res: CompletionResponse): Generation {
-  const c = res.choices[0];
+/** The generated tokens of one choice (by its `index`; 0 by default) with their top-k lists. */
+export function generationFrom(res: CompletionResponse, choice = 0): Generation {
+  const c = res.choices.find((x) => x.index === choice) ?? (res.choices.every((x) => x.index === undefined) ? res.choices[choice] : undefined);
+  if (!c) throw new ResponseError(`completion has no choice ${choice} (${res.choices.length} choice(s))`);
   const lp = c.logprobs;
   if (!lp) throw new ResponseError('completion has no logprobs: the server ignored `logprobs`');
   if (!lp.top_logprobs) throw new ResponseError('completion logprobs have no top_logprobs');

@@ -26,6 +26,7 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Probes a freshly started faulty target; `report` is the --out file (a workload report unless several suites ran). */
 async function probeFresh(args: string[], out: string): Promise<{ code: number | null; report: WorkloadReport; stdout: string }> {
   const target = await startServer(FAULTY, 60_000);
   try {
@@ -51,6 +52,14 @@ test('stale-prefix-hash: the workload suite reads CORRUPT after an eviction, and
     again.report.requests.filter((q) => q.outcome === 'corrupt').map((q) => q.id),
     corrupt.map((q) => q.id),
   );
+});
+
+test('--suite workload,window-crossing on the same server: workload CORRUPT, window-crossing CLEAN, so CORRUPT (exit 1)', { timeout: 600_000 }, async () => {
+  const r = await probeFresh(['--suite', 'workload,window-crossing', '--rounds', '6', '--format', 'json'], join(dir, 'both.json'));
+  assert.equal(r.code, 1, r.stdout);
+  const both = JSON.parse(readFileSync(join(dir, 'both.json'), 'utf8')) as { verdict: string; suites: { suite: string; report: { verdict: string; reason: string } }[] };
+  assert.equal(both.verdict, 'CORRUPT');
+  assert.deepEqual(both.suites.map((s) => [s.suite, s.report.verdict]), [['workload', 'CORRUPT'], ['window-crossing', 'CLEAN']], `single requests never reach the stale block: ${both.suites.map((s) => s.report.reason).join('; ')}`);
 });
 
 test('the workload suite without --reference, or with a broken trace: a usage error (exit 2)', async () => {

@@ -23,6 +23,7 @@ import { createLocalExecutor } from '../../matrix/local-executor.js';
 import { executorForPlan } from '../../matrix/executors/select.js';
 import type { MatrixPlan } from '../../matrix/plan-compile.js';
 import { createEngineProbe, parseProbeOptions } from '../../matrix/probe-cell.js';
+import { hasRequestScope } from '../../matrix/request-variants.js';
 import { runMatrix, type RunEvent } from '../../matrix/run.js';
 import { currentProcess } from '../../matrix/run-owner.js';
 import { RUN_ID_ENV } from '../../matrix/survivors.js';
@@ -113,6 +114,13 @@ Examples:
   faultline matrix examples/seed-b200/matrix.yaml --resume RUN_DIR   # continue after Ctrl-C or a crash
   faultline matrix --cleanup RUN_DIR                                 # stop servers (and jobs) a killed run left behind
   faultline matrix --from serve.sh --model-config config.json --gpu B200 --target engine   # the plan of a launch
+  faultline matrix examples/workload/matrix.yaml     # stateful traffic per cell (probe: {suite: workload})
+
+The plan's probe.suite picks what each cell's server is probed with: window-crossing (default) or
+short against goldens the reference recorded, workload (stateful traffic; each request alone on the
+reference, which must stay up: reference: {keep_alive: true}), or several ("workload,window-crossing":
+CORRUPT if any suite is, PASS only if all pass). A corrupt workload cell names the workload features
+its corrupt requests shared (after-eviction, cancelled-neighbour, …) in every report.
 
 Progress goes to stderr; stdout holds only the report.
 SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every server of the run and keep the journal (a second
@@ -138,7 +146,11 @@ Exit status: 0 clean, 1 corruption found, 2 usage or plan error, 3 inconclusive,
       const { plan } = source;
       const slots = parallelOf(opts.parallel, plan);
       const htmlPath = opts.html !== undefined && !opts.dryRun ? prepareOutputFile('--html', io.cwd, opts.html) : undefined;
-      parseProbeOptions(plan.probe, source.label, plan.probeAt); // a typo in probe: fails here, before any server starts
+      // a typo in probe: fails here, before any server starts
+      parseProbeOptions(plan.probe, source.label, plan.probeAt, {
+        liveReference: plan.reference.kind === 'url' || plan.reference.keepAlive,
+        requestScope: hasRequestScope(plan),
+      });
 
       if (opts.dryRun) {
         if (opts.resume) throw new UserError('--dry-run launches nothing; it cannot resume a run');

@@ -18,6 +18,13 @@ export interface WorkloadFlags {
   saveGolden?: string;
 }
 
+/** A workload probe ready to run: its configuration, and the checked paths of --out and --save-trace. */
+export interface WorkloadRun {
+  config: WorkloadConfig;
+  out?: string;
+  traceOut?: string;
+}
+
 export function workloadRequested(opts: { suite: string; replay?: string }): boolean {
   return opts.suite === 'workload' || opts.replay !== undefined;
 }
@@ -26,6 +33,9 @@ export const WORKLOAD_HELP = `
 Workload suite (stateful traffic; needs --reference):
   faultline probe --suite workload --target URL --reference URL --window 128 --save-trace trace.json
   faultline probe --replay trace.json --target URL --reference URL
+  faultline probe --suite workload,window-crossing --target URL --reference URL --window 128
+The last runs both suites, one after the other: CORRUPT if either is, CLEAN only if both are,
+INCONCLUSIVE otherwise (--format json: each suite's summary under "suites"; --out: their full reports).
 A seeded trace per round: a shared prefix cached, evicted by a burst past the KV capacity (read from
 vllm:cache_config_info on the target's /metrics) and asked for again; a streamed request cancelled
 while neighbours sharing its prefix decode; long prompts with prompt_logprobs (chunked prefill). Each
@@ -52,6 +62,13 @@ export async function runWorkloadCommand(
   format: 'text' | 'json',
   io: CliIO,
 ): Promise<WorkloadReport> {
+  const report = await runWorkloadQuietly(config, flags, io);
+  io.out(format === 'json' ? JSON.stringify(workloadSummaryJson(report), null, 2) + '\n' : formatWorkloadReport(report));
+  return report;
+}
+
+/** Runs the workload probe (progress on a TTY) and writes --save-trace; prints no report. */
+export async function runWorkloadQuietly(config: WorkloadConfig, flags: Pick<WorkloadFlags, 'saveTrace'>, io: CliIO): Promise<WorkloadReport> {
   const report = await runWorkload({
     ...config,
     onProgress: io.isTTY ? (round, rounds, judged, corrupt) => io.err(`\rprobe: round ${round}/${rounds}, ${judged} judged, ${corrupt} corrupt`) : undefined,
@@ -64,11 +81,11 @@ export async function runWorkloadCommand(
       throw new UserError(`could not write the trace ${flags.saveTrace}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { code: 'E_OUTPUT_PATH' });
     }
   }
-  const { trace: _trace, requests, ...summary } = report;
-  io.out(
-    format === 'json'
-      ? JSON.stringify({ ...summary, corruptRequests: requests.filter((r) => r.outcome === 'corrupt').map((r) => ({ id: r.id, features: r.features, reasons: r.reasons })) }, null, 2) + '\n'
-      : formatWorkloadReport(report),
-  );
   return report;
+}
+
+/** `--format json`: the report without the trace and the per-request records, with the corrupt requests. */
+export function workloadSummaryJson(report: WorkloadReport): Record<string, unknown> {
+  const { trace: _trace, requests, ...summary } = report;
+  return { ...summary, corruptRequests: requests.filter((r) => r.outcome === 'corrupt').map((r) => ({ id: r.id, features: r.features, reasons: r.reasons })) };
 }

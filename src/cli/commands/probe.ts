@@ -15,13 +15,15 @@ import { recordGolden } from '../../probe/record.js';
 import { reconcileGoldenOptions, type GoldenSettings } from '../../probe/golden-options.js';
 import { loadRecording, saveRecording, type Recording } from '../../probe/recording.js';
 import { runProbe, type ProbeConfig, type ProbeReport } from '../../probe/run.js';
-import { parsePromptFile, SUITE_NAMES, type SuiteName } from '../../probe/suites.js';
+import { ALL_SUITES, parseSuiteList, WORKLOAD_SUITE, type AnySuite } from '../../probe/suite-list.js';
+import { parsePromptFile, type SuiteName } from '../../probe/suites.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
 import { LateWrites, prepareOutputFile } from '../output-paths.js';
 import type { RegisterCommand } from './index.js';
-import { runWorkloadCommand, workloadConfig, workloadRequested, WORKLOAD_HELP, type WorkloadFlags } from './probe-workload.js';
+import { runWorkloadCommand, workloadConfig, workloadRequested, WORKLOAD_HELP, type WorkloadFlags, type WorkloadRun } from './probe-workload.js';
+import { probeSuites } from './probe-suites.js';
 import { addCanaryOptions, CANARY_HELP, canaryRequested, runCanaryCommand, type CanaryFlags } from './probe-canary.js';
 
 interface ProbeOptions extends CanaryFlags, WorkloadFlags {
@@ -116,7 +118,7 @@ export const registerProbe: RegisterCommand = (program: Command, io: CliIO, exit
       '--save-golden <file>',
       'save the reference run (or, with no reference, the target run) as a golden',
     )
-    .option('--suite <name>', `prompt suite: ${SUITE_NAMES.join(', ')}, workload`, 'window-crossing')
+    .option('--suite <name>', `${ALL_SUITES.join(', ')}, or the workload suite and one other: workload,window-crossing (CORRUPT if either is, CLEAN only if both are)`, 'window-crossing')
     .option('--rounds <n>', 'workload suite: rounds of the trace at most (the sequential test may stop earlier)', '4')
     .option('--save-trace <file>', 'workload suite: write the trace it ran, for --replay')
     .option('--replay <file>', 'run a saved workload trace again (implies --suite workload)')
@@ -171,15 +173,20 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
     .action(async (opts: ProbeOptions, cmd: Command) => {
       if (opts.format !== 'text' && opts.format !== 'json')
         throw new UserError(`--format ${opts.format}: use text or json`);
-      if (workloadRequested(opts)) {
+      // --replay alone implies the workload suite; --suite names one suite or several
+      const suites: AnySuite[] = opts.replay !== undefined && cmd.getOptionValueSource('suite') !== 'cli' ? [WORKLOAD_SUITE] : parseSuiteList(opts.suite, '--suite');
+      const withWorkload = suites.includes(WORKLOAD_SUITE) || workloadRequested(opts);
+      const promptSuite = suites.find((s): s is SuiteName => s !== WORKLOAD_SUITE);
+      if (withWorkload && promptSuite === undefined) {
+        if (canaryRequested(opts)) throw new UserError('--every and the metrics options run the window probe; the workload suite runs once', { hint: 'drop --every / --metrics-port / --prometheus-textfile, or probe with --suite window-crossing' });
+        if (opts.html) throw new UserError('--html draws window-crossing probes; the workload suite has no HTML section', { hint: 'write its full JSON report with --out FILE' });
         exit(await probeWorkload(opts, io));
         return;
       }
-      if (!SUITE_NAMES.includes(opts.suite as SuiteName))
-        throw new UserError(`unknown suite "${opts.suite}"`, { hint: `suites: ${SUITE_NAMES.join(', ')}` });
-      const suite = (
-        opts.prompts !== undefined && opts.suite === 'window-crossing' ? 'file' : opts.suite
-      ) as SuiteName;
+      if (withWorkload) refuseWithWorkload(opts);
+      if (opts.replay !== undefined && !suites.includes(WORKLOAD_SUITE))
+        throw new UserError(`--replay runs a saved workload trace, and --suite ${opts.suite} does not name the workload suite`, { hint: `--suite workload,${opts.suite}, or leave --suite out` });
+      const suite = (opts.prompts !== undefined && promptSuite === 'window-crossing' ? 'file' : promptSuite) as SuiteName;
       if (opts.golden && opts.saveGolden)
         throw new UserError('--golden and --save-golden together would copy the golden; pass one');
       if (opts.reference && opts.golden)
@@ -254,6 +261,10 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
           ? (done, total) => io.err(`\rprobe: ${done}/${total} requests judged`)
           : undefined,
       };
+      if (withWorkload) {
+        exit(await probeSuites(suites, config, workloadRun(opts, io), opts.format as 'text' | 'json', io));
+        return;
+      }
       if (canaryRequested(opts)) {
         exit(await runCanaryCommand(config, opts, io, EXIT));
         return;
@@ -298,7 +309,21 @@ Exit status: 0 clean, 1 corrupt, 2 usage or tool error, 3 inconclusive (e.g. too
   addCanaryOptions(command).addHelpText('after', CANARY_HELP).addHelpText('after', WORKLOAD_HELP);
 };
 
+/** What the workload suite refuses beside a prompt suite: it compares with a live reference, once. */
+function refuseWithWorkload(opts: ProbeOptions): void {
+  if (canaryRequested(opts)) throw new UserError('--every and the metrics options cannot run the workload suite', { hint: 'probe with one prompt suite to keep probing' });
+  if (opts.html) throw new UserError('--html draws window-crossing probes alone; with the workload suite, write the full JSON report with --out FILE');
+}
+
 async function probeWorkload(opts: ProbeOptions & WorkloadFlags, io: CliIO): Promise<number> {
+  const run = workloadRun(opts, io);
+  const report = await runWorkloadCommand(run.config, { ...opts, saveTrace: run.traceOut }, opts.format as 'text' | 'json', io);
+  if (run.out) writeFileSync(run.out, JSON.stringify(report, null, 2) + '\n');
+  return report.verdict === 'CLEAN' ? EXIT.clean : report.verdict === 'CORRUPT' ? EXIT.corrupt : EXIT.inconclusive;
+}
+
+/** The workload suite's configuration from the flags, and its output paths (checked before any request). */
+function workloadRun(opts: ProbeOptions & WorkloadFlags, io: CliIO): WorkloadRun {
   if (!opts.reference)
     throw new UserError('the workload suite needs --reference URL', {
       hint: 'each request of the trace is run alone on a server you trust, and compared',
@@ -327,9 +352,7 @@ async function probeWorkload(opts: ProbeOptions & WorkloadFlags, io: CliIO): Pro
     io.cwd,
     int,
   );
-  const report = await runWorkloadCommand(config, { ...opts, saveTrace: traceOut }, opts.format as 'text' | 'json', io);
-  if (out) writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
-  return report.verdict === 'CLEAN' ? EXIT.clean : report.verdict === 'CORRUPT' ? EXIT.corrupt : EXIT.inconclusive;
+  return { config, ...(out ? { out } : {}), ...(traceOut ? { traceOut } : {}) };
 }
 
 /** The golden and what it does to the other options (conflicts refused, overrides noted). */

@@ -3,8 +3,9 @@
  * head, one row, float64), on random shapes — head dims even and odd, windows on and off, 1…300 keys,
  * 1…16 rows, GQA groups of 1–4, FP8 / BF16 / FP32 caches, pages of 16/32/64, paged, contiguous and
  * NHD-strided views:
- *   - the reference backend's kernels — the JS loop taking two heads at a time and the WebAssembly
- *     SIMD one — give the spec's bits exactly;
+ *   - the reference backend's kernels — the JS loop taking two heads at a time, the WebAssembly
+ *     SIMD one and the native addon's (paged caches, where the addon is built) — give the spec's
+ *     bits exactly;
  *   - the FlashInfer emulation's online softmax (JS and SIMD; float32 running state, exp2) with a
  *     BF16 query and the fixed bookkeeping (bmm1 = sm · k_scale, bmm2 = v_scale: the same dequantized
  *     K/V) is within 1e-5 · max(1, |o|) of it: float32 rounding of the running max, denominator and
@@ -19,10 +20,12 @@ import { attentionKernels } from '../wasm/attention-kernels.js';
 import type { AttentionRequest } from './backend.js';
 import { createFlashinferBackend } from './flashinfer.js';
 import { referenceAttentionSpec } from './reference.js';
-import { referenceAttentionPairs, referenceAttentionSimd } from './reference-backend.js';
+import { nativeKernels } from '../native.js';
+import { referenceAttentionNative, referenceAttentionPairs, referenceAttentionSimd } from './reference-backend.js';
 import { buildCase, nhdRequest, runBackend, type AttentionCase, type BuiltCase } from './testing.js';
 
 const kernels = attentionKernels();
+const native = nativeKernels();
 
 type Kernel = (b: BuiltCase, requests: AttentionRequest[]) => Float32Array;
 const perRequest =
@@ -36,6 +39,8 @@ const spec = perRequest(referenceAttentionSpec);
 const exact: [string, Kernel][] = [
   ['reference JS (two heads at a time)', perRequest(referenceAttentionPairs)],
   ['reference WebAssembly SIMD', perRequest((q, out, r, l) => referenceAttentionSimd(kernels!, q, out, r, l))],
+  // the native path reads paged caches only (an NHD dump or a contiguous cache has no block table)
+  ...(native ? [['reference native', perRequest((q, out, r, l) => (r.view.blocks ? referenceAttentionNative(native, q, out, r, l) : referenceAttentionPairs(q, out, r, l)))] as [string, Kernel]] : []),
 ];
 const onlineSoftmax = (k: 'js' | 'wasm-simd'): Kernel => (b, requests) =>
   runBackend(createFlashinferBackend({ bookkeeping: 'fixed', faultModel: null, disableQQuantization: true, useTrtllmAttention: null, kernels: k }), { ...b, requests }, { kind: 'prefill' });

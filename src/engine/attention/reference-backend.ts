@@ -1,13 +1,14 @@
 /**
  * The `reference` backend: the reference attention (reference.ts) made fast and bit-identical to it
  * (attention/conformance.test.ts checks every bit): the query heads that share a KV head are taken
- * two at a time, on WebAssembly SIMD where it applies (referenceAttentionSimd), else in the JS loop
- * (referenceAttentionPairs).
+ * two at a time — in the native addon reading a paged cache in place (referenceAttentionNative), on
+ * WebAssembly SIMD (referenceAttentionSimd), else in the JS loop (referenceAttentionPairs).
  */
+import { nativeKernels, type NativeKernels } from '../native.js';
 import { attentionKernels, MAX_KV_ELEMENTS, type AttentionKernels } from '../wasm/attention-kernels.js';
 import { keyRange, kvScales, rowPosition, type AttentionBackend, type AttentionLayer, type AttentionRequest } from './backend.js';
 
-/** 'wasm-simd' (default): the SIMD kernels where they apply; 'js': the JS loop below. Both give the spec's bits. */
+/** 'wasm-simd' (default): the native or SIMD kernels where they apply; 'js': the JS loop below. All give the spec's bits. */
 export type AttentionKernelChoice = 'js' | 'wasm-simd';
 
 export function createReferenceBackend(options: { kernels?: AttentionKernelChoice } = {}): AttentionBackend {
@@ -32,6 +33,8 @@ export function createReferenceBackend(options: { kernels?: AttentionKernelChoic
   return backend;
 }
 
+const native = nativeKernels();
+
 /** Scratch reused across calls (grown, never shrunk): scores of two heads, their V accumulators. */
 let scores0 = new Float64Array(0),
   scores1 = new Float64Array(0),
@@ -45,6 +48,7 @@ let scores0 = new Float64Array(0),
  * (attention/conformance.test.ts).
  */
 export function referenceAttention(q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  if (native && req.view.blocks && layer.numHeads % layer.numKvHeads === 0) return referenceAttentionNative(native, q, out, req, layer);
   const fits = layer.numHeads % layer.numKvHeads === 0 && req.seqLen * layer.headDim <= MAX_KV_ELEMENTS;
   const kernels = fits ? attentionKernels() : null;
   if (kernels) referenceAttentionSimd(kernels, q, out, req, layer);
@@ -171,5 +175,45 @@ export function referenceAttentionSimd(kernels: AttentionKernels, q: Float32Arra
         if (qo1 !== qo0) for (let d = 0; d < hd; d++) out[qo1 + d] = m[acc1 + d] / den1;
       }
     }
+  }
+}
+
+/** Scratch of the native path (grown, never shrunk): scores then weights [pairs][keys][2], maxima and denominators [pairs][2], the block table. */
+let nScores = new Float64Array(0),
+  nMaxes = new Float64Array(0),
+  nDens = new Float64Array(0),
+  nTable = new Int32Array(0);
+
+/** A layer's K/V scales, once per layer (an engine keeps its layers for its life). */
+const layerScales = new WeakMap<AttentionLayer, { ks: number; vs: number }>();
+
+/**
+ * The native path, for a paged cache: per query row the addon computes every head pair's scores
+ * over the row's key range (float64 chains in order of d, K read in place through the block table),
+ * JS takes Math.exp of each score less its pair's maximum and sums the denominators in order of j,
+ * and the addon accumulates P·V in order of j and divides: the JS loop's operations, bit for bit.
+ */
+export function referenceAttentionNative(native: NativeKernels, q: Float32Array, out: Float32Array, req: AttentionRequest, layer: AttentionLayer): void {
+  const { numHeads: Hq, numKvHeads: Hkv, headDim: hd, windowLeft, smScale, pageSize: P } = layer;
+  let scales = layerScales.get(layer);
+  if (!scales) layerScales.set(layer, (scales = kvScales(layer)));
+  const blocks = req.view.blocks!;
+  if (nTable.length < blocks.length) nTable = new Int32Array(blocks.length * 2);
+  for (let i = 0; i < blocks.length; i++) nTable[i] = blocks[i];
+  const lanes = 2 * Hkv * Math.ceil(Hq / Hkv / 2);
+  if (nMaxes.length < lanes) [nMaxes, nDens] = [new Float64Array(lanes), new Float64Array(lanes)];
+  if (nScores.length < lanes * req.seqLen) nScores = new Float64Array(lanes * req.seqLen * 2);
+  const kv = req.view.values, s = nScores, { seqLen, qLen } = req;
+  for (let t = 0; t < qLen; t++) {
+    const rowAt = (req.rowStart + t) * Hq * hd;
+    const n = native.attnDots(kv, nTable, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, q, rowAt, scales.ks, smScale, s, nMaxes);
+    for (let lane = 0; lane < lanes; lane++) {
+      const max = nMaxes[lane];
+      const end = (lane >> 1) * 2 * n + 2 * n;
+      let den = 0;
+      for (let i = (lane >> 1) * 2 * n + (lane & 1); i < end; i += 2) den += s[i] = Math.exp(s[i] - max);
+      nDens[lane] = den;
+    }
+    native.attnPv(kv, nTable, seqLen, qLen, t, windowLeft, Hq, Hkv, hd, P, s, nDens, scales.vs, out, rowAt);
   }
 }

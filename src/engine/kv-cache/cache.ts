@@ -48,6 +48,11 @@ export interface KvView {
   valueOffset(pos: number, kvHead: number): number;
   /** Tokens stored for the sequence. */
   readonly length: number;
+  /**
+   * Set where `values` is a paged HND layer ([block, 2 (K, V), Hkv, pageSize, hd]): the sequence's
+   * blocks in order, so a native kernel can find K and V itself.
+   */
+  readonly blocks?: readonly number[];
 }
 
 export interface KvCache {

@@ -135,6 +135,7 @@ export class PagedKvCache implements KvCache, KvBlockSpace {
     return {
       values: this.values[layer] ?? new Float32Array(0),
       length: this.length(seqId),
+      blocks: table,
       keyOffset: (pos, h) => ((table[(pos / P) | 0] * 2 + 0) * H + h) * P * hd + (pos % P) * hd,
       valueOffset: (pos, h) => ((table[(pos / P) | 0] * 2 + 1) * H + h) * P * hd + (pos % P) * hd,
     };

@@ -11,7 +11,10 @@ import type { ServerApi } from '../server-api.js';
 import type { TraceRequest } from './trace.js';
 
 export interface Exchanged {
+  /** Choice 0 (the only one unless the request has n > 1). */
   generation: Generation;
+  /** Every choice, in index order, when the request has n > 1. */
+  choices?: Generation[];
   /** Each prompt token's log-probability under the server (from position 1; position 0 has none). */
   promptScores?: ScoredToken[];
 }
@@ -26,19 +29,28 @@ export async function exchange(
   const body = {
     ...generationRequest(api.model, r.prompt, { maxTokens: r.maxTokens, logprobs, seed }),
     ...(r.promptLogprobs ? { prompt_logprobs: 1 } : {}),
+    ...(r.n !== undefined ? parallelSampling(r.n) : {}),
   };
   const res = await api.client.postJson('/v1/completions', body, signal);
   if (!res.ok) return res;
   try {
     const parsed = parseCompletion(res.value);
-    const generation = generationFrom(parsed);
-    if (generation.tokens.length !== r.maxTokens)
-      throw new ResponseError(`asked for ${r.maxTokens} tokens with ignore_eos, got ${generation.tokens.length}`);
+    const choices = Array.from({ length: r.n ?? 1 }, (_, i) => generationFrom(parsed, i));
+    for (const [i, g] of choices.entries())
+      if (g.tokens.length !== r.maxTokens) throw new ResponseError(`asked for ${r.maxTokens} tokens with ignore_eos, got ${g.tokens.length}${r.n ? ` in choice ${i}` : ''}`);
     const promptScores = r.promptLogprobs ? scoresFromPromptLogprobs(parsed, r.prompt, 1) : undefined;
-    return { ok: true, value: { generation, ...(promptScores ? { promptScores } : {}) }, attempts: res.attempts };
+    return { ok: true, value: { generation: choices[0], ...(r.n !== undefined ? { choices } : {}), ...(promptScores ? { promptScores } : {}) }, attempts: res.attempts };
   } catch (e) {
     return { ok: false, error: `POST /v1/completions: ${(e as Error).message}`, attempts: res.attempts };
   }
+}
+
+/**
+ * The sampling fields of a parallel-sampling request (and of each choice run alone): n > 1 needs a
+ * temperature above 0 on vLLM, and top_k 1 keeps the sample the argmax, so greedy judging applies.
+ */
+export function parallelSampling(n: number): Record<string, unknown> {
+  return { n, temperature: 1, top_k: 1 };
 }
 
 export interface StreamProgress {

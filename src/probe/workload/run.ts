@@ -89,15 +89,15 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       if (c.signal?.aborted || (c.earlyStop !== false && sequential.current.verdict !== 'continue')) break;
       const outcomes = await runRound(target, requests, c.logprobs, trace.seed, c.signal);
       roundsRun++;
-      for (const q of requests) {
-        const r = await judgeOne(q, round, outcomes.get(q.id), reference, margins, c, trace.seed);
-        records.push(r);
-        if (r.outcome === 'cancelled') {
-          if (r.notes) notes.push(r.notes);
-          continue;
+      for (const q of requests)
+        for (const r of await judgeRequestOf(q, round, outcomes.get(q.id), { reference, margins, c }, trace.seed)) {
+          records.push(r);
+          if (r.outcome === 'cancelled') {
+            if (r.notes) notes.push(r.notes);
+            continue;
+          }
+          sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
         }
-        sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
-      }
       c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
     }
     let final = sequential.current.verdict === 'continue' ? sequential.finish() : { ...sequential.current };
@@ -106,7 +106,8 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       final = { ...final, verdict: 'INCONCLUSIVE', reason: `${lost} request(s) of the trace failed or were cut off: the state they were to reach was not probed` };
     if (c.signal?.aborted && final.verdict === 'CLEAN') final = { ...final, verdict: 'INCONCLUSIVE', reason: 'the probe was stopped before the trace ended' };
     const count = (o: WorkloadOutcome) => records.filter((r) => r.outcome === o).length;
-    const planned = trace.rounds.reduce((n, r) => n + r.length, 0);
+    // a parallel-sampling request is judged, and counted, once per choice
+    const planned = trace.rounds.reduce((n, r) => n + r.reduce((k, q) => k + (q.n ?? 1), 0), 0);
     const { features, shared } = featureShares(records);
     const errorCounts = new Map<string, number>();
     for (const r of records) for (const e of r.errors) errorCounts.set(e, (errorCounts.get(e) ?? 0) + 1);
@@ -143,15 +144,36 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
   }
 }
 
-async function judgeOne(
-  q: TraceRequest,
-  round: number,
-  got: RoundOutcome | undefined,
-  reference: ServerApi,
-  margins: RunningMargin,
-  c: WorkloadConfig,
-  seed: number,
-): Promise<WorkloadRecord & { notes?: string }> {
+/** What judges each request: the reference that runs it alone, the running margin, the run's settings. */
+interface Judging {
+  reference: ServerApi;
+  margins: RunningMargin;
+  c: WorkloadConfig;
+}
+
+/** Choice i of a parallel-sampling request is recorded (and replayed) as `ID.cI`. */
+const choiceId = (q: TraceRequest, i: number): string => `${q.id}.c${i}`;
+
+/**
+ * The records of one trace request: one, or one per choice of a parallel-sampling request (each
+ * against the request alone with n = 1 and seed + i, as vLLM seeds choice i).
+ */
+async function judgeRequestOf(q: TraceRequest, round: number, got: RoundOutcome | undefined, judging: Judging, seed: number): Promise<(WorkloadRecord & { notes?: string })[]> {
+  if (q.n === undefined) return [await judgeOne(q, round, got, judging, seed)];
+  const out: WorkloadRecord[] = [];
+  for (let i = 0; i < q.n; i++) {
+    const alone = { ...q, id: choiceId(q, i), n: 1 };
+    const mine =
+      got?.kind === 'judged' && got.result.ok
+        ? ({ kind: 'judged', result: { ...got.result, value: { generation: got.result.value.choices![i] } } } as const)
+        : got;
+    out.push(await judgeOne(alone, round, mine, judging, seed + i));
+  }
+  return out;
+}
+
+async function judgeOne(q: TraceRequest, round: number, got: RoundOutcome | undefined, judging: Judging, seed: number): Promise<WorkloadRecord & { notes?: string }> {
+  const { reference, margins, c } = judging;
   if (!got) return record(q, round, 'cut-off', { errors: ['never started'] });
   if (got.kind === 'cut-off') return record(q, round, 'cut-off', { errors: [got.reason] });
   if (got.kind === 'failed') return record(q, round, 'failed', { errors: [`target: ${got.error}`] });

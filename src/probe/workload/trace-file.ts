@@ -16,7 +16,8 @@ const request = z.object({
   delayMs: z.number().nonnegative(),
   cancelAfterTokens: z.number().int().positive().optional(),
   promptLogprobs: z.boolean().optional(),
-  features: z.array(z.enum(['prefix-hit', 'after-eviction', 'burst-past-capacity', 'cancelled-neighbour', 'after-cancel', 'prompt-logprobs', 'unaligned-prefix'])),
+  n: z.number().int().min(2).max(16).optional(),
+  features: z.array(z.enum(['prefix-hit', 'after-eviction', 'burst-past-capacity', 'cancelled-neighbour', 'after-cancel', 'prompt-logprobs', 'parallel-sampling', 'unaligned-prefix'])),
 });
 const traceSchema = z.object({
   format: z.literal('faultline-workload-trace'),

@@ -11,6 +11,8 @@
  *             P still decode; unrelated requests then take whatever blocks the cancel freed.
  *  prompt-lp  a long prompt with prompt_logprobs (long enough for chunked prefill where the server
  *             chunks), then one sharing its prefix (a prefix-cache hit under chunking).
+ *  parallel   one request with n = 3 choices (parallel sampling: the choices share the prompt's
+ *             blocks), each choice judged against the same request alone.
  *
  * A trace is plain JSON (`--save-trace`), so a finding replays exactly (`--replay`).
  */
@@ -26,6 +28,7 @@ export type WorkloadFeature =
   | 'cancelled-neighbour'
   | 'after-cancel'
   | 'prompt-logprobs'
+  | 'parallel-sampling'
   | 'unaligned-prefix';
 
 export interface StartCondition {
@@ -47,8 +50,18 @@ export interface TraceRequest {
   /** Streamed and cancelled (client disconnect) once this many tokens arrived; never judged. */
   cancelAfterTokens?: number;
   promptLogprobs?: boolean;
+  /**
+   * Parallel sampling: n choices of one request (they share the prompt's KV blocks), sampled at
+   * temperature 1 with top_k 1 — vLLM refuses n > 1 under greedy decoding, and top_k 1 keeps every
+   * choice the argmax, so each is judged like a greedy request against the reference alone with
+   * n = 1 and seed + i, the seed vLLM gives choice i (vllm/v1/engine/parallel_sampling.py).
+   */
+  n?: number;
   features: WorkloadFeature[];
 }
+
+/** Choices of the parallel-sampling request. */
+export const PARALLEL_CHOICES = 3;
 
 export interface WorkloadTrace {
   format: 'faultline-workload-trace';
@@ -144,6 +157,12 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
   add({ name: 'plp-first', prompt: q, maxTokens: SHORT_GEN, promptLogprobs: true, start: afterCancelFamily, features: ['prompt-logprobs'] });
   const shared = q.slice(0, q.length - (q.length % B) - B);
   add({ name: 'plp-hit', prompt: [...shared, ...cut(q.length - shared.length)], maxTokens: SHORT_GEN, promptLogprobs: true, start: [{ after: id('plp-first'), event: 'done' }], features: ['prompt-logprobs', 'prefix-hit'] });
+
+  // parallel-sampling family: the choices share three full prompt blocks; each choice's own last
+  // block never fills (1 prompt token + a short generation), so the identical tokens the choices
+  // generate never make same-key blocks whose registration order would depend on timing, and a
+  // replay leaves the cache as the first run did
+  add({ name: 'parallel', prompt: cut(3 * B + 1), maxTokens: Math.max(1, Math.min(SHORT_GEN, B - 2)), n: PARALLEL_CHOICES, start: [{ after: id('plp-hit'), event: 'done' }], features: ['parallel-sampling'] });
   return out;
 }
 

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isUserError } from '../../core/errors.js';
-import { buildAttribution, type AttributionReport } from '../../matrix/attribution.js';
+import { attributionCell, buildAttribution, type AttributionReport } from '../../matrix/attribution.js';
 import type { CellResult } from '../../matrix/cell-result.js';
 import { RunInterrupted } from '../../matrix/cells.js';
 import type { Executor } from '../../matrix/executor.js';
@@ -80,15 +80,7 @@ function journalOnly(cells: readonly CellResult[], header: RunHeader, plan: Matr
     verdict: 'inconclusive',
     plan: { file: header.planFile, hash: header.planHash, strength: plan?.strength ?? 0, confirm: plan ? (plan.confirm.kind === 'auto' ? 'auto' : plan.confirm.reprobes) : 0 },
     factors,
-    cells: cells.map((c) => ({
-      id: c.id,
-      phase: c.phase,
-      levels: c.levels,
-      outcome: c.outcome,
-      ...(c.corruptRate !== undefined ? { corruptRate: c.corruptRate } : {}),
-      probeRounds: c.probes.length,
-      ...(c.detail ? { detail: c.detail } : {}),
-    })),
+    cells: cells.map(attributionCell),
     interactions: [],
     notInvolved: [],
     explained: {},

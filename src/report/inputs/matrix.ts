@@ -21,6 +21,7 @@ export const attributionSchema = z.object({
       probeRounds: z.number(),
       recheckOf: z.string().optional(),
       detail: z.string().optional(),
+      features: z.array(z.string()).optional(),
     }),
   ),
   interactions: z.array(

@@ -16,6 +16,27 @@ function changesFromReference(m: MatrixData, levels: Record<string, string>): st
 const outcome = (o: string) => badge(OUTCOME_LABEL[o] ?? o, o);
 const rate = (x: number | undefined) => (x === undefined ? '' : `${Math.round(100 * x)}%`);
 
+/** ": every corrupt request had after-eviction, prefix-hit" when the workload suite named features for the cell. */
+function sharedFeatures(m: MatrixData, cellId: string | undefined): string {
+  const features = m.cells.find((c) => c.id === cellId)?.features;
+  return features?.length ? `; every corrupt request had ${features.join(', ')}` : '';
+}
+
+function stepsTable(m: MatrixData): SafeHtml {
+  const named = m.localizationSteps.some((c) => c.features?.length);
+  const head = ['step', 'launch', 'phase', 'levels off the reference', 'verdict', 'corrupt', ...(named ? ['every corrupt request had'] : [])];
+  const rows = m.localizationSteps.map((c, i) => [
+    String(i + 1),
+    c.id,
+    c.phase,
+    changesFromReference(m, c.levels),
+    outcome(c.outcome),
+    rate(c.corruptRate),
+    ...(named ? [c.features?.join(', ') ?? ''] : []),
+  ]);
+  return table(head, rows, 'steps');
+}
+
 function interactions(m: MatrixData): SafeHtml {
   if (m.interactions.length === 0)
     return html`<p>${m.verdict === 'clean' ? 'No corruption: every launch passed and every valid combination was covered by a launch with a verdict.' : 'No minimal failing interaction was localized.'}</p>`;
@@ -24,7 +45,7 @@ function interactions(m: MatrixData): SafeHtml {
       ? html`<div class="interaction inconclusive"><h4>Interaction ${i + 1}: inconclusive</h4><p>From ${it.source} (${it.method}): ${it.reason ?? 'no reason recorded'}</p></div>`
       : html`<div class="interaction"><h4>Minimal failing interaction ${i + 1}</h4>
 <p class="pairs">${pairsText(it.interaction)}</p>
-<p class="muted">Verified by ${it.minimalCell ?? '?'} (the interaction alone on the reference background fails), found by ${it.method} from ${it.source}.${Object.keys(it.forced).length ? ` The constraints force ${pairsText(it.forced)} along; not part of the cause.` : ''}${it.context ? ` Context check ${it.context.cell}: ${OUTCOME_LABEL[it.context.outcome] ?? it.context.outcome}.` : ''}</p>
+<p class="muted">Verified by ${it.minimalCell ?? '?'} (the interaction alone on the reference background fails${sharedFeatures(m, it.minimalCell)}), found by ${it.method} from ${it.source}.${Object.keys(it.forced).length ? ` The constraints force ${pairsText(it.forced)} along; not part of the cause.` : ''}${it.context ? ` Context check ${it.context.cell}: ${OUTCOME_LABEL[it.context.outcome] ?? it.context.outcome}.` : ''}</p>
 ${it.remedies.length ? table(['verified remedy (one change)', 'launch', 'verdict'], it.remedies.map((r: { change: Record<string, string>; cell: string; recheck?: string; outcome: string }) => [pairsText(r.change), r.recheck ? `${r.cell}, again ${r.recheck}` : r.cell, outcome(r.outcome)])) : html`<p>No single change was verified to clear it.</p>`}
 </div>`,
   )}`;
@@ -41,6 +62,6 @@ ${m.notInvolved.length ? html`<p>Not involved: ${m.notInvolved.map((n, i) => htm
 ${m.launchFailures.length ? html`<h4>Launch failures</h4>${table(['common levels', 'launches'], m.launchFailures.map((f) => [pairsText(f.levels), f.cells.join(', ')]))}` : ''}
 ${figure(chart)}
 <h3>Localization steps</h3>
-${m.localizationSteps.length === 0 ? html`<p>None: no failing launch needed localizing.</p>` : table(['step', 'launch', 'phase', 'levels off the reference', 'verdict', 'corrupt'], m.localizationSteps.map((c, i) => [String(i + 1), c.id, c.phase, changesFromReference(m, c.levels), outcome(c.outcome), rate(c.corruptRate)]), 'steps')}
+${m.localizationSteps.length === 0 ? html`<p>None: no failing launch needed localizing.</p>` : stepsTable(m)}
 </section>`;
 }
