@@ -96,7 +96,9 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
             if (r.notes) notes.push(r.notes);
             continue;
           }
-          sequential.add(r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean');
+          // A prompt-logprobs mismatch carries no token-level evidence class, so it weighs as weak.
+          const outcome = r.outcome === 'corrupt' ? 'corrupt' : r.outcome === 'failed' || r.outcome === 'cut-off' ? 'failed' : 'clean';
+          sequential.add(outcome, r.judgement?.evidence.strength);
         }
       c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
     }
