@@ -37,6 +37,8 @@ export interface NativeKernels {
   isa: string;
 }
 
+const NATIVE_FUNCTIONS = ['matmul', 'rmsNorm', 'roundBf16', 'storeFp8', 'attnDots', 'attnPv', 'setBf16'] as const satisfies readonly (keyof NativeKernels)[];
+
 let cached: NativeKernels | null | undefined;
 
 /** The addon at the package root's build/Release (the same two folders up from src/engine and dist/engine). */
@@ -46,7 +48,9 @@ export function nativeKernels(): NativeKernels | null {
   if (process.env.FAULTLINE_KERNELS && process.env.FAULTLINE_KERNELS !== 'native') return null;
   try {
     const addon = createRequire(import.meta.url)(fileURLToPath(new URL('../../build/Release/faultline_kernels.node', import.meta.url))) as NativeKernels;
-    if (addon.isa === 'avx512' || addon.isa === 'avx2') cached = addon;
+    // An addon built from older sources lacks functions the engine calls: it is not used.
+    const complete = NATIVE_FUNCTIONS.every((name) => typeof addon[name] === 'function');
+    if (complete && (addon.isa === 'avx512' || addon.isa === 'avx2')) cached = addon;
   } catch {
     // not built here: the WebAssembly kernels run instead
   }
