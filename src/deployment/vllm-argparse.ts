@@ -7,6 +7,7 @@
 import { UserError, type SourceLocation } from '../core/errors.js';
 import type { Located } from '../core/located.js';
 import type { PreparedToken } from './argv-token.js';
+import { jsonWithRuntimeFields } from './json-runtime-fields.js';
 import { isNegativeNumber } from './vllm-dotted-args.js';
 import {
   HISTORICAL_ATTENTION_BACKENDS,
@@ -72,7 +73,10 @@ export function runArgparse(
       continue;
     }
     if (match.expandedFrom)
-      notes.push({ value: `${match.expandedFrom} is an abbreviation: vLLM's parser (argparse) takes it as ${name}`, at: tok.at });
+      notes.push({
+        value: `${match.expandedFrom} is an abbreviation: vLLM's parser (argparse) takes it as ${name}`,
+        at: tok.at,
+      });
     const { spec, negated } = match;
     if (tok.origin === 'dotted' && spec.kind !== 'json') {
       throw new UserError(`${name} takes no dotted sub-keys`, {
@@ -88,6 +92,7 @@ export function runArgparse(
     let value: unknown;
     let keyAt: Record<string, SourceLocation> | undefined;
     let runtime: RuntimeValue | undefined;
+    let runtimeKeys: Record<string, RuntimeValue> | undefined;
     k++;
     if (spec.kind === 'optional' && explicit === undefined) {
       // nargs='?': a value only when the next token is not an option; alone it means "on".
@@ -103,8 +108,17 @@ export function runArgparse(
       const legacyValue = explicit === undefined ? undefined : configBoolText(explicit);
       if (legacyValue !== undefined) {
         // vLLM < 0.11 had StoreBoolean flags that took --x=true / --x=false; BooleanOptionalAction refuses it.
-        notes.push({ value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`, at: tok.at });
-        if (choiceTable.authoritative) problems.push({ kind: 'unknown', option: `${name}=${explicit}`, ...(tok.at ? { at: tok.at } : {}), suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}` });
+        notes.push({
+          value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`,
+          at: tok.at,
+        });
+        if (choiceTable.authoritative)
+          problems.push({
+            kind: 'unknown',
+            option: `${name}=${explicit}`,
+            ...(tok.at ? { at: tok.at } : {}),
+            suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}`,
+          });
         value = legacyValue;
       } else if (explicit !== undefined) {
         throw new UserError(`argument ${name}: ignored explicit argument '${explicit}'`, {
@@ -139,10 +153,29 @@ export function runArgparse(
         keyAt = valueTok.preparsed.keyAt;
       } else {
         runtime = runtimeOf(valueTok);
-        value = convertValue(spec, name, valueTok, notes);
+        const partial =
+          runtime && spec.kind === 'json' ? jsonWithRuntimeFields(valueTok.text, runtime) : undefined;
+        if (partial) {
+          value = partial.value;
+          runtimeKeys = partial.runtimeKeys;
+          runtime = undefined;
+          const which = Object.entries(partial.runtimeKeys)
+            .map(([key, rt]) => `${key} (${rt.text})`)
+            .join(', ');
+          notes.push({
+            value: `${name}: ${which} known only when the launch runs; the other keys are read as written`,
+            at: valueTok.at ?? tok.at,
+          });
+        } else value = convertValue(spec, name, valueTok, notes);
       }
     }
-    const arg: ArgValue = { value, ...(tok.at ? { at: tok.at } : {}), ...(keyAt ? { keyAt } : {}), ...(runtime ? { runtime } : {}) };
+    const arg: ArgValue = {
+      value,
+      ...(tok.at ? { at: tok.at } : {}),
+      ...(keyAt ? { keyAt } : {}),
+      ...(runtime ? { runtime } : {}),
+      ...(runtimeKeys ? { runtimeKeys } : {}),
+    };
     storeArg(spec, name, arg, tok, args, origins, notes, names);
   }
   return { positionals, origins };
@@ -220,7 +253,12 @@ function unknownOption(
     });
   }
   if (ambiguous) {
-    problems.push({ kind: 'ambiguous', option: name, ...(tok.at ? { at: tok.at } : {}), candidates: ambiguous });
+    problems.push({
+      kind: 'ambiguous',
+      option: name,
+      ...(tok.at ? { at: tok.at } : {}),
+      candidates: ambiguous,
+    });
     return next;
   }
   if (!opts.allowUnknown) {
@@ -247,7 +285,12 @@ const SHELL_EXPANSION = /\$(?:\{|\(|[A-Za-z_0-9@*])/;
 function runtimeOf(tok: PreparedToken): RuntimeValue | undefined {
   if (tok.runtime) return tok.runtime;
   // A Go / Helm template placeholder (`{{ .Values.tp }}`), filled in when the manifest is rendered.
-  if (tok.text.includes('{{')) return { text: tok.text, why: `${tok.text} is a template placeholder filled in when the manifest is rendered`, names: [] };
+  if (tok.text.includes('{{'))
+    return {
+      text: tok.text,
+      why: `${tok.text} is a template placeholder filled in when the manifest is rendered`,
+      names: [],
+    };
   if (!UNSET_VARIABLE.test(tok.text)) return undefined;
   const name = /[A-Za-z_][\w.-]*/.exec(tok.text)?.[0] ?? '';
   return { text: tok.text, why: `${tok.text} is not set in the launch file`, names: [name] };
@@ -259,8 +302,15 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
   // `--port $PORT` where the launch file leaves PORT to its caller (the sources keep such a
   // variable as written): the value is unknown, which is not a malformed value.
-  if (tok.runtime || text.includes('{{') || (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))) {
-    notes.push({ value: `${name} ${text}: the value is known only when the launch runs; unknown here`, at: tok.at });
+  if (
+    tok.runtime ||
+    text.includes('{{') ||
+    (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))
+  ) {
+    notes.push({
+      value: `${name} ${text}: the value is known only when the launch runs; unknown here`,
+      at: tok.at,
+    });
     return text;
   }
   switch (spec.kind) {
@@ -285,12 +335,23 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
       if ('error' in r && spec.orString) return text;
       if ('error' in r && SHELL_EXPANSION.test(text)) {
         // A JSON text with a shell expansion the source kept as written: its value is known only at run time.
-        notes.push({ value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`, at: tok.at });
+        notes.push({
+          value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`,
+          at: tok.at,
+        });
         return text;
       }
-      if (!('error' in r) && typeof r.value === 'number' && Number.isInteger(r.value) && spec.dest === 'compilation_config') {
+      if (
+        !('error' in r) &&
+        typeof r.value === 'number' &&
+        Number.isInteger(r.value) &&
+        spec.dest === 'compilation_config'
+      ) {
         // vLLM releases where -O was --compilation-config took an optimization level as the value.
-        notes.push({ value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`, at: tok.at });
+        notes.push({
+          value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`,
+          at: tok.at,
+        });
         return { level: r.value };
       }
       if ('error' in r) {
