@@ -48,6 +48,8 @@ export interface LoadResult {
   notes: Located<string>[];
   /** What was recognised that is not a vLLM server launch (a benchmark client, an SGLang server …). */
   notLaunches: Located<string>[];
+  /** Files that are recognisably not launches (a recipe's metadata …), with what they are. */
+  notLaunchFiles: Located<string>[];
 }
 
 const SUPPORTED =
@@ -63,7 +65,13 @@ export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult 
   const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
   const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
   const filesWithoutLaunch = [...collected.perFile].filter(([, n]) => n === 0).map(([path]) => path);
-  return { deployments, filesWithoutLaunch, notes: collected.notes, notLaunches: collected.notLaunches };
+  return {
+    deployments,
+    filesWithoutLaunch,
+    notes: collected.notes,
+    notLaunches: collected.notLaunches,
+    notLaunchFiles: collected.notLaunchFiles,
+  };
 }
 
 /** Deployments of all launches in the files; a UserError when none of the files holds one. */
@@ -71,6 +79,13 @@ export function loadDeployments(paths: string[], opts: LoadOptions): Deployment[
   const result = loadLaunchFiles(paths, opts);
   if (result.deployments.length === 0) {
     const which = result.filesWithoutLaunch.join(', ');
+    const other = result.notLaunchFiles[0];
+    if (other)
+      throw new UserError(`not a launch: ${other.at?.file ?? which} is ${other.value}`, {
+        code: 'E_NOT_A_LAUNCH',
+        at: other.at,
+        hint: 'lint checks files that start a server (shell scripts, manifests, Compose files, vLLM --config YAML); give the launch itself, or the command after --',
+      });
     const seen = result.notLaunches[0];
     if (seen)
       throw new UserError(`no vLLM server launch in ${which}: it runs ${seen.value}`, {
@@ -101,7 +116,8 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
       hint: 'expected `vllm serve MODEL …` or `python -m vllm.entrypoints.openai.api_server --model MODEL …`',
     });
   const env = new Map<string, Located<string>>();
-  if (!match.envReplaced) for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
+  if (!match.envReplaced)
+    for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
   for (const [k, v] of match.env) env.set(k, v);
   let launch: LaunchCommand | undefined;
   if (match.tokens) {
@@ -129,7 +145,12 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
 function givenValues(opts: LoadOptions): GivenValues | undefined {
   if (!opts.set && !opts.setEnv) return undefined;
   const located = (option: string) => (entries: Record<string, string> | undefined) =>
-    new Map(Object.entries(entries ?? {}).map(([k, v]) => [k, { value: v, at: { file: `<${option}>`, line: 1, column: 1 } }]));
+    new Map(
+      Object.entries(entries ?? {}).map(([k, v]) => [
+        k,
+        { value: v, at: { file: `<${option}>`, line: 1, column: 1 } },
+      ]),
+    );
   return { vars: located('--set')(opts.set), env: located('--env')(opts.setEnv) };
 }
 
@@ -150,15 +171,21 @@ function readSource(path: string, cwd: string): SourceFile {
   let text: string;
   try {
     if (statSync(absPath).isDirectory())
-      throw new UserError(`${path} is a directory`, { code: 'E_INPUT', hint: 'give the launch files in it, e.g. dir/*.yaml' });
+      throw new UserError(`${path} is a directory`, {
+        code: 'E_INPUT',
+        hint: 'give the launch files in it, e.g. dir/*.yaml',
+      });
     text = readFileSync(absPath, 'utf8');
   } catch (e) {
     if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, {
-      code: 'E_INPUT',
-      hint: 'check the path (relative paths are taken from the current directory)',
-    });
+    throw new UserError(
+      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`,
+      {
+        code: 'E_INPUT',
+        hint: 'check the path (relative paths are taken from the current directory)',
+      },
+    );
   }
   return { path, absPath, baseDir: dirname(absPath), text };
 }

@@ -14,7 +14,7 @@ import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js
 import { launchesFromKubernetesObject } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
 import { launchesFromShellFile, type GivenValues } from './shell.js';
-import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
+import { isVllmConfig, launchFromVllmConfig, notALaunch } from './vllm-config.js';
 import { isDynamoGraph, launchesFromDynamoGraph } from './dynamo-graph.js';
 import { isKubeAiModel, launchesFromKubeAi } from './kubeai.js';
 import { isVllmRuntime, launchesFromVllmRuntime } from './production-stack-operator.js';
@@ -38,21 +38,38 @@ export interface Collected {
   notes: Located<string>[];
   /** Things recognised that are not vLLM server launches (benchmark clients, SGLang servers), per file. */
   notLaunches: Located<string>[];
+  /** Files (their first document that says so) that are recognisably something other than a launch, and what they are. */
+  notLaunchFiles: Located<string>[];
 }
 
 export function collectLaunches(files: SourceFile[], given?: GivenValues): Collected {
   const launches: LaunchCommand[] = [];
   const kserve: KserveObject[] = [];
   const notes: Located<string>[] = [];
+  const notLaunchFiles: Located<string>[] = [];
   for (const f of files) {
-    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
+    if (detectFileKind(f.path, f.text) === 'shell')
+      launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
-      for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes, given));
+      for (const doc of y.docs) {
+        if (!doc.contents) continue;
+        const what = notALaunch(doc.contents as Node);
+        if (what)
+          notLaunchFiles.push({
+            value: what,
+            at: locOf(y, doc.contents) ?? { file: f.path, line: 1, column: 1 },
+          });
+        else launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes, given));
+      }
     }
   }
   launches.push(...launchesFromKserve(kserve));
-  const notLaunches = launches.flatMap((l) => (l.notLaunch ? [{ ...l.notLaunch, at: l.notLaunch.at ?? { file: l.source.file, line: 1, column: 1 } }] : []));
+  const notLaunches = launches.flatMap((l) =>
+    l.notLaunch
+      ? [{ ...l.notLaunch, at: l.notLaunch.at ?? { file: l.source.file, line: 1, column: 1 } }]
+      : [],
+  );
   const real = launches.filter((l) => !l.notLaunch);
   launches.length = 0;
   launches.push(...real);
@@ -62,10 +79,17 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
     const from = new Set([l.source.file, ...l.tokens.flatMap((t) => (t.at ? [t.at.file] : []))]);
     for (const file of from) if (perFile.has(file)) perFile.set(file, (perFile.get(file) ?? 0) + 1);
   }
-  return { launches, perFile, notes, notLaunches };
+  return { launches, perFile, notes, notLaunches, notLaunchFiles };
 }
 
-function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[], given?: GivenValues): LaunchCommand[] {
+function fromYamlNode(
+  y: YamlFile,
+  node: Node,
+  f: SourceFile,
+  kserve: KserveObject[],
+  notes: Located<string>[],
+  given?: GivenValues,
+): LaunchCommand[] {
   if (!isMap(node)) return [];
   const kind = scalarText(y, mapGet(node, 'kind'));
   if (kind && mapGet(node, 'apiVersion')) {
@@ -77,18 +101,31 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
       return [];
     }
     // OpenShift Template and v1 List wrap other objects
-    const wrapped = kind === 'Template' ? mapGet(node, 'objects') : kind === 'List' || kind.endsWith('List') ? mapGet(node, 'items') : undefined;
+    const wrapped =
+      kind === 'Template'
+        ? mapGet(node, 'objects')
+        : kind === 'List' || kind.endsWith('List')
+          ? mapGet(node, 'items')
+          : undefined;
     if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes, given));
     return launchesFromKubernetesObject(y, node, f.baseDir);
   }
-  if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
+  if (isMap(mapGet(node, 'services')))
+    return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
   if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
   if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);
   if (isRayServeLlmConfig(node)) return launchesFromRayServe(y, node, f.baseDir);
   // Helm values of other charts (llm-d, LWS examples …): any pod-spec-shaped `containers` list.
-  const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({ ...l, source: { ...l.source, kind: 'helm-values' as const } }));
+  const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({
+    ...l,
+    source: { ...l.source, kind: 'helm-values' as const },
+  }));
   if (values.length) return values;
-  notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config', at: locOf(y, node) });
+  notes.push({
+    value:
+      'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config',
+    at: locOf(y, node),
+  });
   return [];
 }
