@@ -9,11 +9,13 @@ import type { EvaluatedCondition, Finding } from './finding.js';
 import { candidateValues, runtimeArgs, withArgValue } from '../deployment/runtime-candidates.js';
 import type { ArgValue } from '../deployment/vllm-parse-types.js';
 import type { Condition, ConditionResult, Hazard } from './hazard.js';
+import { withHardwareCandidates } from './conditions/hardware-candidates.js';
 import { hazards as catalog } from './index.js';
 
 export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition[] {
   const runtime = runtimeArgs(d);
-  return h.conditions.map((c) => {
+  return h.conditions.map((written) => {
+    const c = withHardwareCandidates(written);
     const r = runtime.length ? checkOverRuntimeValues(c, d, runtime) : c.check(d);
     const out: EvaluatedCondition = {
       name: c.name,
@@ -43,7 +45,9 @@ function checkOverRuntimeValues(c: Condition, d: Deployment, runtime: [string, A
       continue;
     }
     const rt = arg.runtime;
-    const settle = rt?.names.length ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})` : '';
+    const settle = rt?.names.length
+      ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})`
+      : '';
     return {
       status: 'unknown',
       detail: `depends on --${dest.replace(/_/g, '-')}, whose value ${rt?.text ?? ''} is known only when the launch runs${settle}`,

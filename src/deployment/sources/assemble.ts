@@ -12,12 +12,14 @@ import { isUserError, UserError, type SourceLocation } from '../../core/errors.j
 import type { Located } from '../../core/located.js';
 import type { Deployment, GpuFacts, ModelFacts } from '../deployment.js';
 import { parseGpu } from '../gpu.js';
+import { platformOf } from '../platform.js';
 import { readModelFacts } from '../model-config.js';
 import { parseVersion } from '../versions.js';
 import { parseVllmCommand } from '../vllm-args.js';
 import { sglangProgramLength } from '../engines/sglang/command.js';
 import { assembleSglangDeployment } from './assemble-sglang.js';
 import type { LaunchCommand } from './launch-command.js';
+import { modelFamilyOf } from '../model-family.js';
 
 export interface AssembleOptions {
   /** Path to a config.json or model directory (the CLI's --model-config), relative to cwd. */
@@ -58,14 +60,25 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   else if (!launch.role && parsed.args.get('is_decode_worker')?.value === true) launch.role = 'decode';
   const args = new Map<string, Located<unknown>>();
   for (const [dest, v] of parsed.args) {
-    const keyAt = v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));
+    const keyAt =
+      v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));
     args.set(dest, { ...v, ...located(relocate(v.at)), ...(keyAt ? { keyAt } : {}) } as Located<unknown>);
   }
-  const notes: Located<string>[] = [...launch.notes, ...notes0, ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) }))];
+  const notes: Located<string>[] = [
+    ...launch.notes,
+    ...notes0,
+    ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) })),
+  ];
 
   let model = parsed.model && { value: parsed.model.value, ...located(relocate(parsed.model.at)) };
-  if (launch.modelHint && (!model || model.value === KSERVE_MOUNT || model.value.startsWith(`${KSERVE_MOUNT}/`))) {
-    notes.push({ value: `${model?.value ?? 'the model'} is where KServe mounts ${launch.modelHint.value}; using that as the model`, at: launch.modelHint.at });
+  if (
+    launch.modelHint &&
+    (!model || model.value === KSERVE_MOUNT || model.value.startsWith(`${KSERVE_MOUNT}/`))
+  ) {
+    notes.push({
+      value: `${model?.value ?? 'the model'} is where KServe mounts ${launch.modelHint.value}; using that as the model`,
+      at: launch.modelHint.at,
+    });
     model = launch.modelHint;
   }
 
@@ -85,9 +98,29 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   };
   const facts = modelFacts(launch, d, opts);
   if (facts) d.modelFacts = facts;
-  const gpu = gpuOf(launch, opts, notes);
-  if (gpu) d.gpu = gpu;
+  else {
+    const family = modelFamilyOf(d.model);
+    if (family) d.modelFamily = family;
+  }
+  addHardwareFacts(d, launch, opts, notes);
   return d;
+}
+
+/** The GPU (or the GPUs it may be), and the platform the launch shows. */
+export function addHardwareFacts(
+  d: Deployment,
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): void {
+  const gpu = d.gpu ?? gpuOf(launch, opts, notes);
+  if (gpu) d.gpu = gpu;
+  else {
+    const candidates = gpuCandidatesOf(launch);
+    if (candidates.length > 1) d.gpuCandidates = candidates;
+  }
+  const platform = platformOf(d, launch.image);
+  if (platform) d.platform = platform;
 }
 
 export function located(at: SourceLocation | undefined): { at?: SourceLocation } {
@@ -95,7 +128,10 @@ export function located(at: SourceLocation | undefined): { at?: SourceLocation }
 }
 
 /** Maps the parser's locations (absolute paths, virtual heredoc files) to what the user wrote. */
-export function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
+export function relocator(
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+): (at: SourceLocation | undefined) => SourceLocation | undefined {
   return (at) => {
     if (!at) return at;
     const virtual = launch.files.get(at.file);
@@ -135,7 +171,11 @@ export function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleO
 }
 
 /** The model argument as a directory on this machine that holds a config.json, if it is one. */
-function localModelDir(launch: LaunchCommand, model: string | undefined, opts: AssembleOptions): string | undefined {
+function localModelDir(
+  launch: LaunchCommand,
+  model: string | undefined,
+  opts: AssembleOptions,
+): string | undefined {
   if (!model || model.includes('$')) return undefined;
   let path = model;
   for (const m of launch.mounts) {
@@ -150,7 +190,11 @@ function localModelDir(launch: LaunchCommand, model: string | undefined, opts: A
   return candidates.find((p) => existsSync(join(p, 'config.json')) && statSync(p).isDirectory());
 }
 
-export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
+export function gpuOf(
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): Located<GpuFacts> | undefined {
   if (opts.gpu) return { value: parseGpu(opts.gpu) };
   const mapped: Located<GpuFacts>[] = [];
   for (const hint of launch.gpuHints) {
@@ -158,13 +202,16 @@ export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Locat
       mapped.push({ value: parseGpu(hint.value), ...located(hint.at) });
     } catch (e) {
       if (!isUserError(e)) throw e;
-      notes.push({ value: `GPU label "${hint.value}" does not name a GPU faultline knows`, ...located(hint.at) });
+      notes.push({
+        value: `GPU label "${hint.value}" does not name a GPU faultline knows`,
+        ...located(hint.at),
+      });
     }
   }
   const sms = new Set(mapped.map((g) => g.value.sm));
   if (sms.size > 1) {
     notes.push({
-      value: `the pod may run on GPUs of different architectures (${mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`).join(', ')}); give --gpu to choose one`,
+      value: `the launch may run on GPUs of different architectures (${mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`).join(', ')}); a GPU-specific hazard is reported only when one of them is in its family; give --gpu to choose one`,
       ...located(mapped[0].at),
     });
     return undefined;
@@ -172,17 +219,39 @@ export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Locat
   return mapped[0];
 }
 
-function versionsOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Deployment['versions'] {
+/** The GPUs the launch file names, one per architecture (what gpuOf leaves unknown when they differ). */
+function gpuCandidatesOf(launch: LaunchCommand): Located<GpuFacts>[] {
+  const bySm = new Map<number, Located<GpuFacts>>();
+  for (const hint of launch.gpuHints) {
+    try {
+      const g = parseGpu(hint.value);
+      if (!bySm.has(g.sm)) bySm.set(g.sm, { value: g, ...located(hint.at) });
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+    }
+  }
+  return [...bySm.values()];
+}
+
+function versionsOf(
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): Deployment['versions'] {
   const versions: Deployment['versions'] = {};
   if (opts.vllmVersion) versions.vllm = { value: checkedVersion(opts.vllmVersion, '--vllm-version') };
   else {
     const tag = launch.image && OFFICIAL_IMAGE.exec(launch.image.value)?.[1];
     if (tag && parseVersion(tag) && launch.image) {
       versions.vllm = { value: tag, ...located(launch.image.at) };
-      notes.push({ value: `vLLM version ${tag} taken from the image tag ${launch.image.value}`, ...located(launch.image.at) });
+      notes.push({
+        value: `vLLM version ${tag} taken from the image tag ${launch.image.value}`,
+        ...located(launch.image.at),
+      });
     }
   }
-  if (opts.flashinferVersion) versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
+  if (opts.flashinferVersion)
+    versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
   return versions;
 }
 

@@ -32,9 +32,14 @@ export function mlaModel(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f) {
-        const hint = /deepseek|kimi|glm-5|longcat/i.test(d.model?.value ?? '')
-          ? '; the model name suggests an MLA model'
-          : '';
+        const byName = d.modelFamily;
+        if (byName && !byName.mla)
+          return {
+            status: 'not-met',
+            detail: `by its name, the model is not one vLLM runs as MLA (${byName.why}); --model-config would settle it from config.json`,
+            at: byName.at,
+          };
+        const hint = byName?.mla ? `; the model name suggests an MLA model (${byName.why})` : '';
         return {
           status: 'unknown',
           detail: `no model config given (pass --model-config PATH), so whether the model uses MLA is unknown${hint}`,

@@ -29,7 +29,11 @@ export interface VersionBounds {
   record: string;
 }
 
-const flagFor = { vllm: '--vllm-version', flashinfer: '--flashinfer-version', sglang: '--sglang-version' } as const;
+const flagFor = {
+  vllm: '--vllm-version',
+  flashinfer: '--flashinfer-version',
+  sglang: '--sglang-version',
+} as const;
 const nameFor = { vllm: 'vLLM', flashinfer: 'flashinfer-python', sglang: 'SGLang' } as const;
 
 export function affectedVersion(b: VersionBounds): Condition {
