@@ -40,7 +40,9 @@ const RULES: readonly [RegExp, string, boolean, string][] = [
 
 export function modelFamilyFromName(name: string): ModelFamilyFromName | undefined {
   if (!name || name.includes('$') || name.includes('{{')) return undefined;
-  const last = name.replace(/\/+$/, '').split('/').pop() ?? name;
+  // A Hugging Face cache path names the model in `models--ORG--NAME/snapshots/<hash>`.
+  const cached = /models--[^/]+--([^/]+)/.exec(name)?.[1];
+  const last = cached ?? name.replace(/\/+$/, '').split('/').pop() ?? name;
   for (const [pattern, family, mla, why] of RULES) {
     const m = pattern.exec(last);
     if (!m) continue;

@@ -54,8 +54,10 @@ export function assembleSglangDeployment(
     d.versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
   const gpu = gpuOf(launch, opts, notes);
   if (gpu) d.gpu = gpu;
-  applySglangRewrites(d, parsed, relocate);
+  // SGLang's defaults depend on the platform, and the platform on the backend as written: both before the rewrites.
+  d.args = parsed.written;
   addHardwareFacts(d, launch, opts, []);
+  applySglangRewrites(d, parsed, relocate);
   return d;
 }
 

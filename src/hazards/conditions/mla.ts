@@ -11,6 +11,7 @@ import type { Condition, ConditionResult } from '../hazard.js';
 import { chosenAttentionBackend } from './attention-backend.js';
 import { arg, asBool, asInt, asString, show, subArg } from './args.js';
 import { inFamily } from './gpu.js';
+import { modelFamilyOf } from '../../deployment/model-family.js';
 
 export const MLA_MODEL_TYPES: readonly string[] = [
   'deepseek_v2',
@@ -32,7 +33,7 @@ export function mlaModel(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f) {
-        const byName = d.modelFamily;
+        const byName = d.modelFamily ?? modelFamilyOf(d.model);
         if (byName && !byName.mla)
           return {
             status: 'not-met',

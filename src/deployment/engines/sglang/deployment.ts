@@ -46,6 +46,7 @@ export function applySglangRewrites(
     written: parsed.written,
     defaults: parsed.table.fieldDefaults,
     ...(d.gpu ? { sm: d.gpu.value.sm } : {}),
+    ...(d.platform?.value === 'rocm' ? { hip: true } : {}),
     ...(d.modelFacts ? { modelFacts: d.modelFacts } : {}),
     ...(d.versions.sglang ? { version: d.versions.sglang.value } : {}),
     ...(d.at ? { origin: d.at } : {}),
@@ -85,6 +86,8 @@ export function reapplySglangRewrites(d: Deployment): void {
   if (!d.sglang) return;
   const table = tableFor(d.versions.sglang?.value).table;
   const before = new Set(d.sglang.rewrites.map((r) => `SGLang sets ${r.field} = `));
-  d.notes = d.notes.filter((n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value));
+  d.notes = d.notes.filter(
+    (n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value),
+  );
   applySglangRewrites(d, { written: d.sglang.written, notes: [], table }, (at) => at);
 }
