@@ -12,7 +12,10 @@ test('a run-time value inside a JSON string leaves the other keys known', () => 
 });
 
 test('a bare run-time value (not in quotes) is one unknown field; nested keys are dotted', () => {
-  const r = jsonWithRuntimeFields('{"method": "mtp", "num_speculative_tokens": ${N:-1}, "draft": {"tp": $(nproc)}}', rt);
+  const r = jsonWithRuntimeFields(
+    '{"method": "mtp", "num_speculative_tokens": ${N:-1}, "draft": {"tp": $(nproc)}}',
+    rt,
+  );
   assert.equal(r?.value.method, 'mtp');
   assert.deepEqual(Object.keys(r?.runtimeKeys ?? {}).sort(), ['draft.tp', 'num_speculative_tokens']);
   assert.equal(r?.runtimeKeys.num_speculative_tokens.text, '${N:-1}');

@@ -24,7 +24,11 @@ const TABLE: [string, string | undefined, boolean | undefined][] = [
   ['microsoft/Phi-4-mini-instruct', 'phi', false],
   ['openai/gpt-oss-120b', 'gpt_oss', false],
   ['facebook/opt-125m', 'opt', false],
-  ['/data/hub/models--meta-llama--Llama-3.1-70B-Instruct/snapshots/1605565b47bb9346c5515c34102e054115b4f98b', 'llama', false],
+  [
+    '/data/hub/models--meta-llama--Llama-3.1-70B-Instruct/snapshots/1605565b47bb9346c5515c34102e054115b4f98b',
+    'llama',
+    false,
+  ],
   ['/models/my-finetune', undefined, undefined],
   ['$MODEL', undefined, undefined],
   ['/mnt/models', undefined, undefined],

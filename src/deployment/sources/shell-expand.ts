@@ -220,7 +220,14 @@ function expandPart(part: WordPart, env: ExpandEnv): Piece {
   if (/^\d$/.test(part.name) && env.positional && !part.op) {
     const f = part.name === '0' ? undefined : env.positional[Number(part.name) - 1];
     // A positional parameter keeps what its caller's word was: a run-time value stays one.
-    if (f) return { text: f.text, offsets: f.offsets, splittable: !part.quoted, forcesField: part.quoted, ...(f.runtime ? { runtime: f.runtime, wordsKnown: true } : {}) };
+    if (f)
+      return {
+        text: f.text,
+        offsets: f.offsets,
+        splittable: !part.quoted,
+        forcesField: part.quoted,
+        ...(f.runtime ? { runtime: f.runtime, wordsKnown: true } : {}),
+      };
   }
   if (part.kind === 'param' && !part.op && env.vars.get(part.name)?.runtime) {
     // A variable the script sets from run-time parts (`COMMON="--tp $TP --x"`): its words are known,
