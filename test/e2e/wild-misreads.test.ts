@@ -17,7 +17,7 @@ import type { Deployment } from '../../src/deployment/deployment.js';
 
 const dir = fileURLToPath(new URL('../fixtures/wild/', import.meta.url));
 const lint = (file: string) => runLint({ files: [file], cwd: dir });
-const fired = (file: string) => new Set(lint(file).findings.map((f) => f.hazard.id));
+const fired = (file: string) => new Set<string>(lint(file).findings.map((f) => f.hazard.id));
 const runtimeText = (d: Deployment, dest: string) =>
   (d.args.get(dest) as { runtime?: { text: string } } | undefined)?.runtime?.text;
 const notes = (d: Deployment) => d.notes.map((n) => n.value).join('\n');
@@ -153,7 +153,7 @@ test('GPU candidates: a SkyPilot task listing T4 / L4 / A10g / A100 gets no haza
   const o = lint('skypilot-training-demo--service.yaml');
   const [d] = o.deployments;
   assert.deepEqual(d.gpuCandidates?.map((g) => g.value.sm).sort(), [75, 80, 86, 89]);
-  const ids = new Set(o.findings.map((f) => f.hazard.id));
+  const ids = new Set<string>(o.findings.map((f) => f.hazard.id));
   for (const id of NVIDIA_ONLY) assert.ok(!ids.has(id), `${id} needs an SM90, SM100 or SM12x GPU`);
   // FL027 (cascade attention) is an A100 defect: possible, since one candidate is an A100.
   const fl027 = o.findings.find((f) => f.hazard.id === 'FL027');
@@ -173,7 +173,7 @@ test('platform: ROCm images, HIP / ROCm variables and aiter rule out NVIDIA-only
   ]) {
     const o = lint(file);
     assert.equal(o.deployments[0].platform?.value, 'rocm', file);
-    const ids = new Set(o.findings.map((f) => f.hazard.id));
+    const ids = new Set<string>(o.findings.map((f) => f.hazard.id));
     for (const id of NVIDIA_ONLY) assert.ok(!ids.has(id), `${file}: ${id}`);
   }
   assert.match(
@@ -187,7 +187,7 @@ test('platform: ROCm images, HIP / ROCm variables and aiter rule out NVIDIA-only
     'aiter',
     "SGLang's default on a HIP build",
   );
-  const ids = new Set(sgl.findings.map((f) => f.hazard.id));
+  const ids = new Set<string>(sgl.findings.map((f) => f.hazard.id));
   for (const id of ['FL200', 'FL207', 'FL226']) assert.ok(!ids.has(id), id);
   // The same script shape on an NVIDIA launch keeps them possible.
   assert.ok(fired('OpenTutorGym--scripts_start_server.sh').has('FL008'));

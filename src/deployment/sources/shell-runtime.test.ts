@@ -158,3 +158,26 @@ test('a run-time value inside a JSON flag leaves its other keys known', () => {
     'an eagle3 drafter is not ngram: the ngram hazard does not depend on the unknown key',
   );
 });
+
+test('a condition on a run-time key of a JSON flag is unknown, naming the key and what settles it', () => {
+  const [d] = load(
+    'subkey.sh',
+    `vllm serve m --speculative-config '{"method": "'$METHOD'", "num_speculative_tokens": 3}'\n`,
+  );
+  const f = lintDeployments([d]).find((x) => x.hazard.id === 'FL014');
+  assert.equal(f?.possibly, true, 'an ngram drafter is one value $METHOD could take');
+  const method = f?.conditions.find((c) => /speculative-config's method/.test(c.detail));
+  assert.match(
+    method?.detail ?? '',
+    /whose value \$METHOD is known only when the launch runs \(settle it with --set METHOD=…\)/,
+  );
+  const [eagle] = load(
+    'subkey2.sh',
+    `vllm serve m --speculative-config '{"method": "'$METHOD'", "num_speculative_tokens": 3}'\n`,
+    { set: { METHOD: 'eagle3' } },
+  );
+  assert.equal(
+    lintDeployments([eagle]).find((x) => x.hazard.id === 'FL014'),
+    undefined,
+  );
+});
