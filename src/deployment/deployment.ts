@@ -14,19 +14,7 @@ export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
 /** Where a launch was found: the kind of file and, for manifests, which object/container. */
 export interface LaunchSource {
   file: string;
-  kind:
-    | 'argv'
-    | 'shell'
-    | 'kubernetes'
-    | 'helm-production-stack'
-    | 'kserve'
-    | 'compose'
-    | 'vllm-config'
-    | 'guard'
-    | 'skypilot'
-    | 'kubeai'
-    | 'ray-serve'
-    | 'helm-values';
+  kind: 'argv' | 'shell' | 'kubernetes' | 'helm-production-stack' | 'kserve' | 'compose' | 'vllm-config' | 'guard' | 'skypilot' | 'kubeai' | 'ray-serve' | 'helm-values';
   /** e.g. "Deployment/gemma/container vllm", "services.vllm", "modelSpec[0]". */
   object?: string;
 }

@@ -116,8 +116,7 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
       hint: 'expected `vllm serve MODEL …` or `python -m vllm.entrypoints.openai.api_server --model MODEL …`',
     });
   const env = new Map<string, Located<string>>();
-  if (!match.envReplaced)
-    for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
+  if (!match.envReplaced) for (const [k, v] of Object.entries(opts.env ?? {})) if (v !== undefined) env.set(k, { value: v });
   for (const [k, v] of match.env) env.set(k, v);
   let launch: LaunchCommand | undefined;
   if (match.tokens) {
@@ -145,12 +144,7 @@ export function deploymentFromArgv(argv: string[], opts: LoadOptions): Deploymen
 function givenValues(opts: LoadOptions): GivenValues | undefined {
   if (!opts.set && !opts.setEnv) return undefined;
   const located = (option: string) => (entries: Record<string, string> | undefined) =>
-    new Map(
-      Object.entries(entries ?? {}).map(([k, v]) => [
-        k,
-        { value: v, at: { file: `<${option}>`, line: 1, column: 1 } },
-      ]),
-    );
+    new Map(Object.entries(entries ?? {}).map(([k, v]) => [k, { value: v, at: { file: `<${option}>`, line: 1, column: 1 } }]));
   return { vars: located('--set')(opts.set), env: located('--env')(opts.setEnv) };
 }
 
@@ -171,21 +165,15 @@ function readSource(path: string, cwd: string): SourceFile {
   let text: string;
   try {
     if (statSync(absPath).isDirectory())
-      throw new UserError(`${path} is a directory`, {
-        code: 'E_INPUT',
-        hint: 'give the launch files in it, e.g. dir/*.yaml',
-      });
+      throw new UserError(`${path} is a directory`, { code: 'E_INPUT', hint: 'give the launch files in it, e.g. dir/*.yaml' });
     text = readFileSync(absPath, 'utf8');
   } catch (e) {
     if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UserError(
-      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`,
-      {
-        code: 'E_INPUT',
-        hint: 'check the path (relative paths are taken from the current directory)',
-      },
-    );
+    throw new UserError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, {
+      code: 'E_INPUT',
+      hint: 'check the path (relative paths are taken from the current directory)',
+    });
   }
   return { path, absPath, baseDir: dirname(absPath), text };
 }

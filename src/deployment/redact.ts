@@ -9,12 +9,10 @@
 const SECRET_ARGS = new Set(['api_key', 'hf_token', 'ssl_keyfile_password']);
 
 /** A NAME component that means a credential: whole words between `_` / `-`, or the name's end. */
-const SECRET_WORD =
-  /(?:^|[_-])(?:api[_-]?key|secret|secrets|password|passwd|pwd|credentials?|auth|authorization|bearer|access[_-]?key|private[_-]?key|token)(?:$|[_-])/i;
+const SECRET_WORD = /(?:^|[_-])(?:api[_-]?key|secret|secrets|password|passwd|pwd|credentials?|auth|authorization|bearer|access[_-]?key|private[_-]?key|token)(?:$|[_-])/i;
 
 /** Values that are credentials whatever their name. */
-const SECRET_VALUE =
-  /\b(?:Bearer\s+[\w.~+/-]{8,}=*|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,})/g;
+const SECRET_VALUE = /\b(?:Bearer\s+[\w.~+/-]{8,}=*|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,})/g;
 
 export const REDACTED = '<redacted>';
 

@@ -73,10 +73,7 @@ export function runArgparse(
       continue;
     }
     if (match.expandedFrom)
-      notes.push({
-        value: `${match.expandedFrom} is an abbreviation: vLLM's parser (argparse) takes it as ${name}`,
-        at: tok.at,
-      });
+      notes.push({ value: `${match.expandedFrom} is an abbreviation: vLLM's parser (argparse) takes it as ${name}`, at: tok.at });
     const { spec, negated } = match;
     if (tok.origin === 'dotted' && spec.kind !== 'json') {
       throw new UserError(`${name} takes no dotted sub-keys`, {
@@ -108,17 +105,8 @@ export function runArgparse(
       const legacyValue = explicit === undefined ? undefined : configBoolText(explicit);
       if (legacyValue !== undefined) {
         // vLLM < 0.11 had StoreBoolean flags that took --x=true / --x=false; BooleanOptionalAction refuses it.
-        notes.push({
-          value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`,
-          at: tok.at,
-        });
-        if (choiceTable.authoritative)
-          problems.push({
-            kind: 'unknown',
-            option: `${name}=${explicit}`,
-            ...(tok.at ? { at: tok.at } : {}),
-            suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}`,
-          });
+        notes.push({ value: `${name}=${explicit}: older vLLM releases took a true/false value here; releases with --no-${longOptionOf(spec.dest).slice(2)} refuse it ("ignored explicit argument")`, at: tok.at });
+        if (choiceTable.authoritative) problems.push({ kind: 'unknown', option: `${name}=${explicit}`, ...(tok.at ? { at: tok.at } : {}), suggestion: legacyValue ? longOptionOf(spec.dest) : `--no-${longOptionOf(spec.dest).slice(2)}` });
         value = legacyValue;
       } else if (explicit !== undefined) {
         throw new UserError(`argument ${name}: ignored explicit argument '${explicit}'`, {
@@ -253,12 +241,7 @@ function unknownOption(
     });
   }
   if (ambiguous) {
-    problems.push({
-      kind: 'ambiguous',
-      option: name,
-      ...(tok.at ? { at: tok.at } : {}),
-      candidates: ambiguous,
-    });
+    problems.push({ kind: 'ambiguous', option: name, ...(tok.at ? { at: tok.at } : {}), candidates: ambiguous });
     return next;
   }
   if (!opts.allowUnknown) {
@@ -285,12 +268,7 @@ const SHELL_EXPANSION = /\$(?:\{|\(|[A-Za-z_0-9@*])/;
 function runtimeOf(tok: PreparedToken): RuntimeValue | undefined {
   if (tok.runtime) return tok.runtime;
   // A Go / Helm template placeholder (`{{ .Values.tp }}`), filled in when the manifest is rendered.
-  if (tok.text.includes('{{'))
-    return {
-      text: tok.text,
-      why: `${tok.text} is a template placeholder filled in when the manifest is rendered`,
-      names: [],
-    };
+  if (tok.text.includes('{{')) return { text: tok.text, why: `${tok.text} is a template placeholder filled in when the manifest is rendered`, names: [] };
   if (!UNSET_VARIABLE.test(tok.text)) return undefined;
   const name = /[A-Za-z_][\w.-]*/.exec(tok.text)?.[0] ?? '';
   return { text: tok.text, why: `${tok.text} is not set in the launch file`, names: [name] };
@@ -302,15 +280,8 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
   // `--port $PORT` where the launch file leaves PORT to its caller (the sources keep such a
   // variable as written): the value is unknown, which is not a malformed value.
-  if (
-    tok.runtime ||
-    text.includes('{{') ||
-    (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))
-  ) {
-    notes.push({
-      value: `${name} ${text}: the value is known only when the launch runs; unknown here`,
-      at: tok.at,
-    });
+  if (tok.runtime || text.includes('{{') || (spec.kind !== 'string' && spec.kind !== 'bool' && UNSET_VARIABLE.test(text))) {
+    notes.push({ value: `${name} ${text}: the value is known only when the launch runs; unknown here`, at: tok.at });
     return text;
   }
   switch (spec.kind) {
@@ -335,23 +306,12 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
       if ('error' in r && spec.orString) return text;
       if ('error' in r && SHELL_EXPANSION.test(text)) {
         // A JSON text with a shell expansion the source kept as written: its value is known only at run time.
-        notes.push({
-          value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`,
-          at: tok.at,
-        });
+        notes.push({ value: `${name}: the JSON value contains ${SHELL_EXPANSION.exec(text)?.[0]}…, known only when the launch runs; unknown here`, at: tok.at });
         return text;
       }
-      if (
-        !('error' in r) &&
-        typeof r.value === 'number' &&
-        Number.isInteger(r.value) &&
-        spec.dest === 'compilation_config'
-      ) {
+      if (!('error' in r) && typeof r.value === 'number' && Number.isInteger(r.value) && spec.dest === 'compilation_config') {
         // vLLM releases where -O was --compilation-config took an optimization level as the value.
-        notes.push({
-          value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`,
-          at: tok.at,
-        });
+        notes.push({ value: `${name} ${text}: the older value form (an optimization level), read as {"level": ${text}}; current vLLM takes -O${text}`, at: tok.at });
         return { level: r.value };
       }
       if ('error' in r) {

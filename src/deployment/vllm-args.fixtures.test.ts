@@ -56,10 +56,7 @@ test('01: vllm serve with fp8 KV and the deprecated --disable-log-requests', () 
     kv_cache_dtype: 'fp8',
     disable_log_requests: true,
   });
-  assert.match(
-    noteText(r),
-    /--disable-log-requests: not a flag of vLLM 0\.27\.1; the last release faultline has it in is 0\.16\.0/,
-  );
+  assert.match(noteText(r), /--disable-log-requests: not a flag of vLLM 0\.27\.1; the last release faultline has it in is 0\.16\.0/);
 });
 
 test('04: legacy speculative flags with underscores', () => {
@@ -257,10 +254,7 @@ test('12: compose exec-form tail after `vllm serve`, with dotted multimodal limi
   assert.equal(r.args.get('attention_backend')?.value, 'FLASHINFER');
   assert.equal(r.args.get('mm_encoder_tp_mode')?.value, 'data');
   // --swap-space left vLLM after 0.17: with no version given, read with a note, not a problem.
-  assert.deepEqual(
-    r.notes.map((n) => n.value),
-    ['--swap-space: not a flag of vLLM 0.27.1; the last release faultline has it in is 0.17.1'],
-  );
+  assert.deepEqual(r.notes.map((n) => n.value), ['--swap-space: not a flag of vLLM 0.27.1; the last release faultline has it in is 0.17.1']);
   assert.deepEqual(r.flagProblems, []);
 });
 

@@ -284,17 +284,9 @@ test('choices: kv-cache dtype is checked; attention backends are case-insensitiv
   assert.equal(bad.at?.column, 4);
   // With a release version, a method outside its table is vLLM's own "invalid choice"; for a
   // nightly build (or no version) the value may be newer than the table: a note.
-  const release = userError(() =>
-    parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), {
-      baseDir: '.',
-      vllmVersion: '0.27.1',
-    }),
-  );
+  const release = userError(() => parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), { baseDir: '.', vllmVersion: '0.27.1' }));
   assert.match(release.message, /invalid choice 'newquant'/);
-  const nightly = parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), {
-    baseDir: '.',
-    vllmVersion: '0.27.2rc1.dev5+gabc',
-  });
+  const nightly = parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), { baseDir: '.', vllmVersion: '0.27.2rc1.dev5+gabc' });
   assert.match(nightly.notes[0].value, /not a value faultline knows/);
 });
 
@@ -306,21 +298,12 @@ test('--attention-backend together with attention_config.backend is noted as a s
 test('malformed input is a UserError at the right token', () => {
   // An unknown flag is not a UserError: it is a flag problem (lint's FL000), with a suggestion.
   const unknown = parse(['vllm', 'serve', 'm', '--kv-cach-dtype', 'fp8']);
-  assert.deepEqual(
-    unknown.flagProblems.map((p) => [p.option, p.suggestion, p.at?.column]),
-    [['--kv-cach-dtype', '--kv-cache-dtype', 4]],
-  );
+  assert.deepEqual(unknown.flagProblems.map((p) => [p.option, p.suggestion, p.at?.column]), [['--kv-cach-dtype', '--kv-cache-dtype', 4]]);
   // ... and an abbreviation argparse accepts is the flag itself.
   assert.equal(parse(['vllm', 'serve', 'm', '--max-num-seq', '8']).args.get('max_num_seqs')?.value, 8);
   // --kv-cache-dtyp also starts --kv-cache-dtype-skip-layers: argparse's "ambiguous option".
-  assert.deepEqual(
-    parse(['vllm', 'serve', 'm', '--kv-cache-dtyp', 'fp8']).flagProblems[0].candidates?.sort(),
-    ['--kv-cache-dtype', '--kv-cache-dtype-skip-layers'],
-  );
-  assert.equal(
-    parse(['vllm', 'serve', 'm', '--completely-made-up-thing']).flagProblems[0].suggestion,
-    undefined,
-  );
+  assert.deepEqual(parse(['vllm', 'serve', 'm', '--kv-cache-dtyp', 'fp8']).flagProblems[0].candidates?.sort(), ['--kv-cache-dtype', '--kv-cache-dtype-skip-layers']);
+  assert.equal(parse(['vllm', 'serve', 'm', '--completely-made-up-thing']).flagProblems[0].suggestion, undefined);
   const json = userError(() => parse(['vllm', 'serve', 'm', '--speculative-config', "{'method': 'ngram'}"]));
   assert.match(json.message, /argument --speculative-config: invalid JSON/);
   assert.equal(json.at?.column, 5);
@@ -336,10 +319,7 @@ test('malformed input is a UserError at the right token', () => {
   assert.equal(dottedAtEnd.at?.column, 4);
   const boolValue = userError(() => parse(['vllm', 'serve', 'm', '--enforce-eager=yes']));
   // --x=true / --x=false is the older StoreBoolean form: read with a note, a flag problem for a release without it.
-  assert.equal(
-    parse(['vllm', 'serve', 'm', '--enforce-eager=false']).args.get('enforce_eager')?.value,
-    false,
-  );
+  assert.equal(parse(['vllm', 'serve', 'm', '--enforce-eager=false']).args.get('enforce_eager')?.value, false);
   assert.match(boolValue.hint ?? '', /--no-enforce-eager/);
   const subKeyOnScalar = userError(() => parse(['vllm', 'serve', 'm', '--max-model-len.x=1']));
   assert.match(subKeyOnScalar.message, /takes no dotted sub-keys/);
@@ -437,10 +417,7 @@ test('legacy flags carry a note; legacy speculative flags become speculative_con
   assert.equal(argKeyAt(r.args, 'speculative_config.num_speculative_tokens')?.column, 7);
   const text = r.notes.map((n) => n.value).join('\n');
   assert.match(text, /--speculative-model: legacy flag/);
-  assert.match(
-    text,
-    /--use-v2-block-manager: not a flag of vLLM 0\.27\.1; the last release faultline has it in is 0\.9\.2/,
-  );
+  assert.match(text, /--use-v2-block-manager: not a flag of vLLM 0\.27\.1; the last release faultline has it in is 0\.9\.2/);
   const ngram = parse([
     'vllm',
     'serve',
@@ -456,10 +433,7 @@ test('legacy flags carry a note; legacy speculative flags become speculative_con
   });
   // --diffusion-config came from a fork and is upstream since (the 0.27 table has it); a flag of
   // no release is a flag problem.
-  assert.deepEqual(
-    parse(['vllm', 'serve', 'm', '--diffusion-config', '{"canvas_length":256}']).flagProblems,
-    [],
-  );
+  assert.deepEqual(parse(['vllm', 'serve', 'm', '--diffusion-config', '{"canvas_length":256}']).flagProblems, []);
   assert.equal(parse(['vllm', 'serve', 'm', '--frobnicate']).flagProblems[0].option, '--frobnicate');
 });
 
@@ -506,16 +480,7 @@ test('tokens without locations (synthetic entrypoint) are fine', () => {
 });
 
 test('a variable a launch file leaves unset is an unknown value, noted, not a malformed one', () => {
-  const r = parse([
-    'vllm',
-    'serve',
-    '$MODEL',
-    '--tensor-parallel-size',
-    '$TP',
-    '--max-model-len=${MAX_MODEL_LEN}',
-    '--kv-cache-dtype',
-    '$(KV_DTYPE)',
-  ]);
+  const r = parse(['vllm', 'serve', '$MODEL', '--tensor-parallel-size', '$TP', '--max-model-len=${MAX_MODEL_LEN}', '--kv-cache-dtype', '$(KV_DTYPE)']);
   assert.equal(r.args.get('tensor_parallel_size')?.value, '$TP');
   assert.equal(r.args.get('max_model_len')?.value, '${MAX_MODEL_LEN}');
   assert.equal(r.args.get('kv_cache_dtype')?.value, '$(KV_DTYPE)');

@@ -14,13 +14,7 @@
  */
 import { UserError, type SourceLocation } from '../core/errors.js';
 import type { Located } from '../core/located.js';
-import {
-  CONFIG_FIELDS_VERSION,
-  CONFIG_FLAG_FIELDS,
-  type ConfigFields,
-  type FieldSpec,
-  type FieldType,
-} from './vllm-config-fields.js';
+import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
 import type { ArgValue } from './vllm-parse-types.js';
 import { closest } from './vllm-flags.js';
 import { configBool, isPlainObject } from './vllm-values.js';
@@ -58,17 +52,8 @@ const show = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : JSON.st
 
 /** "one of a, b, c" — long lists cut, with the nearest name first when the value is a near miss. */
 function oneOf(v: unknown, options: readonly (string | number)[]): string {
-  const near =
-    typeof v === 'string'
-      ? closest(
-          v,
-          options.filter((o): o is string => typeof o === 'string'),
-        )
-      : undefined;
-  const listed =
-    options.length > 10
-      ? `${options.slice(0, 8).map(show).join(', ')}, … (${options.length} in all)`
-      : options.map(show).join(', ');
+  const near = typeof v === 'string' ? closest(v, options.filter((o): o is string => typeof o === 'string')) : undefined;
+  const listed = options.length > 10 ? `${options.slice(0, 8).map(show).join(', ')}, … (${options.length} in all)` : options.map(show).join(', ');
   return `${show(v)} is not one of ${listed}${near ? `; did you mean ${show(near)}?` : ''}`;
 }
 
@@ -78,9 +63,7 @@ function mismatch(v: unknown, t: FieldType): string | undefined {
     case 'any':
       return undefined;
     case 'bool':
-      return configBool(v) === undefined
-        ? `${show(v)} is not a boolean (true/false, 1/0, "yes"/"no", "on"/"off")`
-        : undefined;
+      return configBool(v) === undefined ? `${show(v)} is not a boolean (true/false, 1/0, "yes"/"no", "on"/"off")` : undefined;
     case 'int': {
       const n = laxInt(v);
       if (n === undefined) return `${show(v)} is not an integer`;
@@ -95,12 +78,10 @@ function mismatch(v: unknown, t: FieldType): string | undefined {
     case 'literal':
       if (t.values.includes(v as string | number)) return undefined;
       // an int Literal also takes what a lax int would read (2.0, "2")
-      if (t.values.every((x) => typeof x === 'number') && t.values.includes(laxInt(v) as number))
-        return undefined;
+      if (t.values.every((x) => typeof x === 'number') && t.values.includes(laxInt(v) as number)) return undefined;
       return oneOf(v, t.values);
     case 'enum-name':
-      if (typeof v === 'string')
-        return t.names.includes(v.toUpperCase()) ? undefined : oneOf(v.toUpperCase(), t.names);
+      if (typeof v === 'string') return t.names.includes(v.toUpperCase()) ? undefined : oneOf(v.toUpperCase(), t.names);
       if (typeof v === 'number' && t.values?.includes(v)) return undefined;
       return oneOf(v, [...t.names, ...(t.values ?? [])]);
     case 'list':
@@ -115,9 +96,7 @@ function mismatch(v: unknown, t: FieldType): string | undefined {
     case 'object':
       return isPlainObject(v) ? undefined : `${show(v)} is not an object`;
     case 'one-of':
-      return t.types.some((x) => mismatch(v, x) === undefined)
-        ? undefined
-        : `${show(v)} is not ${t.types.map((x) => x.kind).join(' or ')}`;
+      return t.types.some((x) => mismatch(v, x) === undefined) ? undefined : `${show(v)} is not ${t.types.map((x) => x.kind).join(' or ')}`;
   }
 }
 
@@ -136,9 +115,7 @@ function refuse(w: Walk, path: string, why: string, hint?: string): never {
   throw new UserError(`${w.dest}.${path}: ${why}; vLLM refuses to start with it`, {
     code: 'E_VLLM_ARGS',
     at: locate(w, path),
-    hint:
-      hint ??
-      `fix the value in ${FLAG_OF[w.dest]} (vLLM ${CONFIG_FIELDS_VERSION}: vllm/config/ validates every sub-key)`,
+    hint: hint ?? `fix the value in ${FLAG_OF[w.dest]} (vLLM ${CONFIG_FIELDS_VERSION}: vllm/config/ validates every sub-key)`,
   });
 }
 
@@ -164,21 +141,11 @@ function checkFields(w: Walk, value: Record<string, unknown>, fields: ConfigFiel
 /** vLLM's own speculative checks that need no model: SpeculativeConfig._verify_args, __post_init__, _validate_suffix_decoding. */
 function checkSpeculative(w: Walk, c: Record<string, unknown>): void {
   if (c.tensor_parallel_size !== undefined && c.tensor_parallel_size !== null)
-    refuse(
-      w,
-      'tensor_parallel_size',
-      'is not a valid argument in the speculative_config',
-      "pass 'draft_tensor_parallel_size' instead",
-    );
+    refuse(w, 'tensor_parallel_size', 'is not a valid argument in the speculative_config', "pass 'draft_tensor_parallel_size' instead");
   const method = typeof c.method === 'string' ? (c.method === '[ngram]' ? 'ngram' : c.method) : undefined;
   const lmin = laxInt(c.prompt_lookup_min);
   const lmax = laxInt(c.prompt_lookup_max);
-  if (
-    (method === 'ngram' || method === 'ngram_gpu') &&
-    lmin !== undefined &&
-    lmax !== undefined &&
-    lmin > lmax
-  )
+  if ((method === 'ngram' || method === 'ngram_gpu') && lmin !== undefined && lmax !== undefined && lmin > lmax)
     refuse(w, 'prompt_lookup_min', `prompt_lookup_min=${lmin} must be <= prompt_lookup_max=${lmax}`);
   if (method === 'suffix') {
     const bounds: [string, (x: number) => boolean, string][] = [
@@ -196,35 +163,21 @@ function checkSpeculative(w: Walk, c: Record<string, unknown>): void {
 }
 
 function checkSynthetic(w: Walk, c: Record<string, unknown>): void {
-  const rates = Array.isArray(c.synthetic_acceptance_rates)
-    ? (c.synthetic_acceptance_rates as unknown[]).map(laxFloat)
-    : undefined;
+  const rates = Array.isArray(c.synthetic_acceptance_rates) ? (c.synthetic_acceptance_rates as unknown[]).map(laxFloat) : undefined;
   const length = c.synthetic_acceptance_length === null ? undefined : laxFloat(c.synthetic_acceptance_length);
   if (c.rejection_sample_method !== 'synthetic') {
     if (rates !== undefined || length !== undefined)
-      refuse(
-        w,
-        rates ? 'synthetic_acceptance_rates' : 'synthetic_acceptance_length',
-        "is only valid with rejection_sample_method='synthetic'",
-      );
+      refuse(w, rates ? 'synthetic_acceptance_rates' : 'synthetic_acceptance_length', "is only valid with rejection_sample_method='synthetic'");
     return;
   }
   if ((rates === undefined) === (length === undefined))
-    refuse(
-      w,
-      'rejection_sample_method',
-      "'synthetic' requires exactly one of synthetic_acceptance_rates or synthetic_acceptance_length",
-    );
+    refuse(w, 'rejection_sample_method', "'synthetic' requires exactly one of synthetic_acceptance_rates or synthetic_acceptance_length");
   const k = laxInt(c.num_speculative_tokens);
   if (rates) {
-    if (k !== undefined && rates.length !== k)
-      refuse(w, 'synthetic_acceptance_rates', `must have length ${k} (num_speculative_tokens)`);
-    if (rates.some((r) => r === undefined || !(r >= 0 && r <= 1)))
-      refuse(w, 'synthetic_acceptance_rates', 'entries must be in [0, 1]');
-    if (rates.some((r, i) => i > 0 && (r as number) > (rates[i - 1] as number)))
-      refuse(w, 'synthetic_acceptance_rates', 'must be non-increasing');
-  } else if (k !== undefined && !(length! >= 1 && length! <= k + 1))
-    refuse(w, 'synthetic_acceptance_length', `must be in [1, ${k + 1}]`);
+    if (k !== undefined && rates.length !== k) refuse(w, 'synthetic_acceptance_rates', `must have length ${k} (num_speculative_tokens)`);
+    if (rates.some((r) => r === undefined || !(r >= 0 && r <= 1))) refuse(w, 'synthetic_acceptance_rates', 'entries must be in [0, 1]');
+    if (rates.some((r, i) => i > 0 && (r as number) > (rates[i - 1] as number))) refuse(w, 'synthetic_acceptance_rates', 'must be non-increasing');
+  } else if (k !== undefined && !(length! >= 1 && length! <= k + 1)) refuse(w, 'synthetic_acceptance_length', `must be in [1, ${k + 1}]`);
 }
 
 /** The hook the argv emulation calls once the arguments are parsed. */

@@ -56,66 +56,26 @@ const listOf = (item: FieldType, nullable = false): FieldSpec => ({ type: { kind
 
 const BACKEND_NAMES = ATTENTION_BACKENDS.filter((b) => b !== 'AUTO');
 /** "auto" is mapped to None by the before-validator. */
-const attentionBackend: FieldSpec = {
-  type: { kind: 'enum-name', names: [...BACKEND_NAMES, 'AUTO'] },
-  nullable: true,
-};
+const attentionBackend: FieldSpec = { type: { kind: 'enum-name', names: [...BACKEND_NAMES, 'AUTO'] }, nullable: true };
 
 const MTP_METHODS = [
-  'deepseek_mtp',
-  'mimo_mtp',
-  'mimo_v2_mtp',
-  'glm4_moe_mtp',
-  'glm4_moe_lite_mtp',
-  'glm_ocr_mtp',
-  'ernie_mtp',
-  'nemotron_h_mtp',
-  'exaone_moe_mtp',
-  'exaone4_5_mtp',
-  'qwen3_next_mtp',
-  'qwen3_5_mtp',
-  'longcat_flash_mtp',
-  'mtp',
-  'pangu_ultra_moe_mtp',
-  'step3p5_mtp',
-  'hy_v3_mtp',
-  'gemma4_mtp',
+  'deepseek_mtp', 'mimo_mtp', 'mimo_v2_mtp', 'glm4_moe_mtp', 'glm4_moe_lite_mtp', 'glm_ocr_mtp', 'ernie_mtp',
+  'nemotron_h_mtp', 'exaone_moe_mtp', 'exaone4_5_mtp', 'qwen3_next_mtp', 'qwen3_5_mtp', 'longcat_flash_mtp',
+  'mtp', 'pangu_ultra_moe_mtp', 'step3p5_mtp', 'hy_v3_mtp', 'gemma4_mtp',
 ] as const;
 
 /** SpeculativeMethod: ngram … custom_class, EagleModelTypes (eagle, eagle3, extract_hidden_states, MTP types, dflash), ngram_gpu. */
 export const SPECULATIVE_METHODS: readonly string[] = [
-  'ngram',
-  'medusa',
-  'mlp_speculator',
-  'draft_model',
-  'suffix',
-  'custom_class',
-  'eagle',
-  'eagle3',
-  'extract_hidden_states',
-  ...MTP_METHODS,
-  'dflash',
-  'ngram_gpu',
+  'ngram', 'medusa', 'mlp_speculator', 'draft_model', 'suffix', 'custom_class',
+  'eagle', 'eagle3', 'extract_hidden_states', ...MTP_METHODS, 'dflash', 'ngram_gpu',
   // not in v0.23.0: added by vllm-project/vllm PR #46995 (vLLM 0.25.0 runs it, vllm#49369); listed so a
   // DSpark launch of a newer vLLM is not refused while this table stands for every version
   'dspark',
 ];
 
 const MOE_BACKENDS = [
-  'auto',
-  'triton',
-  'deep_gemm',
-  'deep_gemm_mega_moe',
-  'cutlass',
-  'flashinfer_trtllm',
-  'flashinfer_cutlass',
-  'flashinfer_cutedsl',
-  'flashinfer_b12x',
-  'marlin',
-  'humming',
-  'triton_unfused',
-  'aiter',
-  'emulation',
+  'auto', 'triton', 'deep_gemm', 'deep_gemm_mega_moe', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass',
+  'flashinfer_cutedsl', 'flashinfer_b12x', 'marlin', 'humming', 'triton_unfused', 'aiter', 'emulation',
 ] as const;
 
 export const SPECULATIVE_FIELDS: ConfigFields = {
@@ -160,13 +120,7 @@ export const ATTENTION_FIELDS: ConfigFields = {
   tq_max_kv_splits_for_cuda_graph: int,
   use_trtllm_attention: optBool,
   disable_flashinfer_q_quantization: bool,
-  mla_prefill_backend: {
-    type: {
-      kind: 'enum-name',
-      names: ['FLASH_ATTN', 'FLASHINFER', 'TRTLLM_RAGGED', 'TOKENSPEED_MLA', 'CUSTOM'],
-    },
-    nullable: true,
-  },
+  mla_prefill_backend: { type: { kind: 'enum-name', names: ['FLASH_ATTN', 'FLASHINFER', 'TRTLLM_RAGGED', 'TOKENSPEED_MLA', 'CUSTOM'] }, nullable: true },
   use_prefill_query_quantization: bool,
   use_fp4_indexer_cache: bool,
   use_non_causal: bool,
@@ -203,14 +157,7 @@ const DYNAMIC_SHAPES_FIELDS: ConfigFields = {
 };
 
 export const COMPILATION_FIELDS: ConfigFields = {
-  mode: {
-    type: {
-      kind: 'enum-name',
-      names: ['NONE', 'STOCK_TORCH_COMPILE', 'DYNAMO_TRACE_ONCE', 'VLLM_COMPILE'],
-      values: [0, 1, 2, 3],
-    },
-    nullable: true,
-  },
+  mode: { type: { kind: 'enum-name', names: ['NONE', 'STOCK_TORCH_COMPILE', 'DYNAMO_TRACE_ONCE', 'VLLM_COMPILE'], values: [0, 1, 2, 3] }, nullable: true },
   debug_dump_path: optStr,
   cache_dir: str,
   compile_cache_save_format: { type: { kind: 'literal', values: ['binary', 'unpacked'] } },
@@ -227,14 +174,7 @@ export const COMPILATION_FIELDS: ConfigFields = {
   compile_ranges_endpoints: listOf({ kind: 'int' }, true),
   inductor_compile_config: { type: { kind: 'dict' } },
   inductor_passes: { type: { kind: 'dict' } },
-  cudagraph_mode: {
-    type: {
-      kind: 'enum-name',
-      names: ['NONE', 'PIECEWISE', 'FULL', 'FULL_DECODE_ONLY', 'FULL_AND_PIECEWISE'],
-      values: [0, 1, 2],
-    },
-    nullable: true,
-  },
+  cudagraph_mode: { type: { kind: 'enum-name', names: ['NONE', 'PIECEWISE', 'FULL', 'FULL_DECODE_ONLY', 'FULL_AND_PIECEWISE'], values: [0, 1, 2] }, nullable: true },
   cudagraph_num_of_warmups: int,
   cudagraph_capture_sizes: listOf({ kind: 'int' }, true),
   cudagraph_copy_inputs: bool,

@@ -196,13 +196,7 @@ test('config errors: syntax (file:line:col), not a mapping, wrong extension, mis
   const badKey = userError(() => withYaml('3: x\n', ['vllm', 'serve', 'm', '--config', 'config.yaml']));
   assert.match(badKey.message, /keys must be flag names/);
   // An unknown key is a flag problem located at the key (lint's FL000), not an input error.
-  const unknownKey = withYaml('port: 1\nkv-cache-dtpe: fp8\n', [
-    'vllm',
-    'serve',
-    'm',
-    '--config',
-    'config.yaml',
-  ]);
+  const unknownKey = withYaml('port: 1\nkv-cache-dtpe: fp8\n', ['vllm', 'serve', 'm', '--config', 'config.yaml']);
   assert.deepEqual(unknownKey.flagProblems[0].at, { file: '/cfg/config.yaml', line: 2, column: 1 });
 });
 
@@ -213,11 +207,7 @@ test('--config=FILE is read too, with a note that vLLM may not honour it', () =>
 });
 
 test('tokensFromYaml: tokens and their positions', () => {
-  const { tokens } = tokensFromYaml(
-    'a-flag: 1\nlist-flag:\n  - x\n  - 2.50\n',
-    'f.yaml',
-    chooseFlagTable(undefined).index,
-  );
+  const { tokens } = tokensFromYaml('a-flag: 1\nlist-flag:\n  - x\n  - 2.50\n', 'f.yaml', chooseFlagTable(undefined).index);
   assert.deepEqual(
     tokens.map((t) => [t.text, t.at?.line, t.at?.column]),
     [

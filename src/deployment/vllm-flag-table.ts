@@ -160,10 +160,7 @@ function kindOf(f: GeneratedFlag): FlagKind {
 }
 
 /** The table (and its index, built once) for a launch's vLLM version; see the file comment. */
-export function chooseFlagTable(
-  version: string | undefined,
-  extraFlags: readonly FlagSpec[] = [],
-): TableChoice {
+export function chooseFlagTable(version: string | undefined, extraFlags: readonly FlagSpec[] = []): TableChoice {
   const key = version ?? '';
   const cached = extraFlags.length === 0 ? choiceCache.get(key) : undefined;
   if (cached) return cached;
@@ -189,11 +186,7 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
     };
   }
   const minor = parsed.release[1] ?? 0;
-  const nearest = minors.includes(minor)
-    ? minor
-    : minor > minors[minors.length - 1]
-      ? minors[minors.length - 1]
-      : minors[0];
+  const nearest = minors.includes(minor) ? minor : minor > minors[minors.length - 1] ? minors[minors.length - 1] : minors[0];
   const table = loadFlagTable(nearest);
   const release = isRelease(parsed);
   const authoritative = nearest === minor && release;
@@ -206,13 +199,7 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
     note = `vLLM ${version} is outside faultline's flag tables (0.${minors[0]}–0.${minors[minors.length - 1]}); flags checked against vLLM ${table.release}`;
   else if (!release)
     note = `vLLM ${version} is a pre-release or nightly build: flags checked against the ${table.release} release, which may differ`;
-  return {
-    table,
-    index: buildFlagIndex(specs, extraFlags),
-    authoritative,
-    describes: `vLLM ${version}`,
-    note,
-  };
+  return { table, index: buildFlagIndex(specs, extraFlags), authoritative, describes: `vLLM ${version}`, note };
 }
 
 /** A final or post release; a local segment (`+cu128`) is a build of the same release. */
@@ -229,10 +216,7 @@ function unionWithOlder(newest: FlagTable, minors: number[]): FlagSpec[] {
     for (const s of t.specs) {
       const known = byDest.get(s.dest);
       if (!known) {
-        const older = {
-          ...s,
-          note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${t.release}`,
-        };
+        const older = { ...s, note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${t.release}` };
         byDest.set(s.dest, older);
         specs.push(older);
       } else if (known.kind === 'choice' && s.kind === 'choice' && s.choices) {
@@ -268,14 +252,7 @@ export function releasesWithOption(option: string): string[] {
   const out: string[] = [];
   for (const minor of tableMinors()) {
     const t = loadFlagTable(minor);
-    if (
-      t.specs.some(
-        (s) =>
-          `--${s.dest.replace(/_/g, '-')}` === option ||
-          (s.aliases ?? []).includes(option) ||
-          (s.kind === 'bool' && !s.noNegation && `--no-${s.dest.replace(/_/g, '-')}` === option),
-      )
-    )
+    if (t.specs.some((s) => `--${s.dest.replace(/_/g, '-')}` === option || (s.aliases ?? []).includes(option) || (s.kind === 'bool' && !s.noNegation && `--no-${s.dest.replace(/_/g, '-')}` === option)))
       out.push(t.release);
   }
   return out;

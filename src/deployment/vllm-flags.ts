@@ -103,14 +103,8 @@ export const HISTORICAL_ATTENTION_BACKENDS = [
 // Flags no generated table holds: argparse's own --help, and the pre-0.8.3 speculative flags
 // (vLLM's tags v0.8.0–v0.8.2 still register them; v0.8.3 removed them; the 0.8 table is v0.8.5).
 
-const LEGACY_SPEC =
-  'legacy flag of vLLM ≤ 0.8.2 (before --speculative-config); vLLM 0.8.3 and later reject it';
-const legacy = (dest: string, kind: FlagKind): FlagSpec => ({
-  dest,
-  kind,
-  note: LEGACY_SPEC,
-  legacyUntil: '0.8.2',
-});
+const LEGACY_SPEC = 'legacy flag of vLLM ≤ 0.8.2 (before --speculative-config); vLLM 0.8.3 and later reject it';
+const legacy = (dest: string, kind: FlagKind): FlagSpec => ({ dest, kind, note: LEGACY_SPEC, legacyUntil: '0.8.2' });
 
 export const PARSER_FLAGS: readonly FlagSpec[] = [
   { dest: 'help', kind: 'bool', aliases: ['-h'], note: 'vLLM prints its help and exits: no server starts' },
@@ -167,8 +161,7 @@ export function optionStrings(spec: FlagSpec): string[] {
 export function buildFlagIndex(table: readonly FlagSpec[], extraFlags: readonly FlagSpec[] = []): FlagIndex {
   const byOption = new Map<string, FlagMatch>();
   const add = (spec: FlagSpec): void => {
-    for (const opt of optionStrings(spec))
-      byOption.set(opt, { spec, negated: opt.startsWith('--no-') && opt !== longOptionOf(spec.dest) });
+    for (const opt of optionStrings(spec)) byOption.set(opt, { spec, negated: opt.startsWith('--no-') && opt !== longOptionOf(spec.dest) });
   };
   const extraDests = new Set(extraFlags.map((x) => x.dest));
   for (const spec of table) if (!extraDests.has(spec.dest)) add(spec);

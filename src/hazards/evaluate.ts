@@ -74,9 +74,7 @@ function checkOverRuntimeValues(
       continue;
     }
     const rt = arg.runtime;
-    const settle = rt?.names.length
-      ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})`
-      : '';
+    const settle = rt?.names.length ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})` : '';
     return {
       status: 'unknown',
       detail: `depends on --${dest.replace(/_/g, '-')}, whose value ${rt?.text ?? ''} is known only when the launch runs${settle}`,

@@ -60,25 +60,14 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   else if (!launch.role && parsed.args.get('is_decode_worker')?.value === true) launch.role = 'decode';
   const args = new Map<string, Located<unknown>>();
   for (const [dest, v] of parsed.args) {
-    const keyAt =
-      v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));
+    const keyAt = v.keyAt && Object.fromEntries(Object.entries(v.keyAt).map(([k, at]) => [k, relocate(at) ?? at]));
     args.set(dest, { ...v, ...located(relocate(v.at)), ...(keyAt ? { keyAt } : {}) } as Located<unknown>);
   }
-  const notes: Located<string>[] = [
-    ...launch.notes,
-    ...notes0,
-    ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) })),
-  ];
+  const notes: Located<string>[] = [...launch.notes, ...notes0, ...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) }))];
 
   let model = parsed.model && { value: parsed.model.value, ...located(relocate(parsed.model.at)) };
-  if (
-    launch.modelHint &&
-    (!model || model.value === KSERVE_MOUNT || model.value.startsWith(`${KSERVE_MOUNT}/`))
-  ) {
-    notes.push({
-      value: `${model?.value ?? 'the model'} is where KServe mounts ${launch.modelHint.value}; using that as the model`,
-      at: launch.modelHint.at,
-    });
+  if (launch.modelHint && (!model || model.value === KSERVE_MOUNT || model.value.startsWith(`${KSERVE_MOUNT}/`))) {
+    notes.push({ value: `${model?.value ?? 'the model'} is where KServe mounts ${launch.modelHint.value}; using that as the model`, at: launch.modelHint.at });
     model = launch.modelHint;
   }
 
@@ -128,10 +117,7 @@ export function located(at: SourceLocation | undefined): { at?: SourceLocation }
 }
 
 /** Maps the parser's locations (absolute paths, virtual heredoc files) to what the user wrote. */
-export function relocator(
-  launch: LaunchCommand,
-  opts: AssembleOptions,
-): (at: SourceLocation | undefined) => SourceLocation | undefined {
+export function relocator(launch: LaunchCommand, opts: AssembleOptions): (at: SourceLocation | undefined) => SourceLocation | undefined {
   return (at) => {
     if (!at) return at;
     const virtual = launch.files.get(at.file);
@@ -171,11 +157,7 @@ export function modelFacts(launch: LaunchCommand, d: Deployment, opts: AssembleO
 }
 
 /** The model argument as a directory on this machine that holds a config.json, if it is one. */
-function localModelDir(
-  launch: LaunchCommand,
-  model: string | undefined,
-  opts: AssembleOptions,
-): string | undefined {
+function localModelDir(launch: LaunchCommand, model: string | undefined, opts: AssembleOptions): string | undefined {
   if (!model || model.includes('$')) return undefined;
   let path = model;
   for (const m of launch.mounts) {
@@ -190,11 +172,7 @@ function localModelDir(
   return candidates.find((p) => existsSync(join(p, 'config.json')) && statSync(p).isDirectory());
 }
 
-export function gpuOf(
-  launch: LaunchCommand,
-  opts: AssembleOptions,
-  notes: Located<string>[],
-): Located<GpuFacts> | undefined {
+export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Located<GpuFacts> | undefined {
   if (opts.gpu) return { value: parseGpu(opts.gpu) };
   const mapped: Located<GpuFacts>[] = [];
   for (const hint of launch.gpuHints) {
@@ -202,10 +180,7 @@ export function gpuOf(
       mapped.push({ value: parseGpu(hint.value), ...located(hint.at) });
     } catch (e) {
       if (!isUserError(e)) throw e;
-      notes.push({
-        value: `GPU label "${hint.value}" does not name a GPU faultline knows`,
-        ...located(hint.at),
-      });
+      notes.push({ value: `GPU label "${hint.value}" does not name a GPU faultline knows`, ...located(hint.at) });
     }
   }
   const sms = new Set(mapped.map((g) => g.value.sm));
@@ -244,14 +219,10 @@ function versionsOf(
     const tag = launch.image && OFFICIAL_IMAGE.exec(launch.image.value)?.[1];
     if (tag && parseVersion(tag) && launch.image) {
       versions.vllm = { value: tag, ...located(launch.image.at) };
-      notes.push({
-        value: `vLLM version ${tag} taken from the image tag ${launch.image.value}`,
-        ...located(launch.image.at),
-      });
+      notes.push({ value: `vLLM version ${tag} taken from the image tag ${launch.image.value}`, ...located(launch.image.at) });
     }
   }
-  if (opts.flashinferVersion)
-    versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
+  if (opts.flashinferVersion) versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
   return versions;
 }
 

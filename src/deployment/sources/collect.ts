@@ -48,8 +48,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
   const notes: Located<string>[] = [];
   const notLaunchFiles: Located<string>[] = [];
   for (const f of files) {
-    if (detectFileKind(f.path, f.text) === 'shell')
-      launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
+    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
       for (const doc of y.docs) {
@@ -65,11 +64,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
     }
   }
   launches.push(...launchesFromKserve(kserve));
-  const notLaunches = launches.flatMap((l) =>
-    l.notLaunch
-      ? [{ ...l.notLaunch, at: l.notLaunch.at ?? { file: l.source.file, line: 1, column: 1 } }]
-      : [],
-  );
+  const notLaunches = launches.flatMap((l) => (l.notLaunch ? [{ ...l.notLaunch, at: l.notLaunch.at ?? { file: l.source.file, line: 1, column: 1 } }] : []));
   const real = launches.filter((l) => !l.notLaunch);
   launches.length = 0;
   launches.push(...real);
@@ -82,14 +77,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
   return { launches, perFile, notes, notLaunches, notLaunchFiles };
 }
 
-function fromYamlNode(
-  y: YamlFile,
-  node: Node,
-  f: SourceFile,
-  kserve: KserveObject[],
-  notes: Located<string>[],
-  given?: GivenValues,
-): LaunchCommand[] {
+function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[], given?: GivenValues): LaunchCommand[] {
   if (!isMap(node)) return [];
   const kind = scalarText(y, mapGet(node, 'kind'));
   if (kind && mapGet(node, 'apiVersion')) {
@@ -101,31 +89,18 @@ function fromYamlNode(
       return [];
     }
     // OpenShift Template and v1 List wrap other objects
-    const wrapped =
-      kind === 'Template'
-        ? mapGet(node, 'objects')
-        : kind === 'List' || kind.endsWith('List')
-          ? mapGet(node, 'items')
-          : undefined;
+    const wrapped = kind === 'Template' ? mapGet(node, 'objects') : kind === 'List' || kind.endsWith('List') ? mapGet(node, 'items') : undefined;
     if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes, given));
     return launchesFromKubernetesObject(y, node, f.baseDir);
   }
-  if (isMap(mapGet(node, 'services')))
-    return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
+  if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
   if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
   if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);
   if (isRayServeLlmConfig(node)) return launchesFromRayServe(y, node, f.baseDir);
   // Helm values of other charts (llm-d, LWS examples …): any pod-spec-shaped `containers` list.
-  const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({
-    ...l,
-    source: { ...l.source, kind: 'helm-values' as const },
-  }));
+  const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({ ...l, source: { ...l.source, kind: 'helm-values' as const } }));
   if (values.length) return values;
-  notes.push({
-    value:
-      'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config',
-    at: locOf(y, node),
-  });
+  notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config', at: locOf(y, node) });
   return [];
 }

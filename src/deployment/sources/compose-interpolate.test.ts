@@ -3,12 +3,8 @@ import { test } from 'node:test';
 import { interpolateCompose, type ComposeValue } from './compose-interpolate.js';
 import { parseDotenv } from './compose-dotenv.js';
 
-const vars =
-  (o: Record<string, string>) =>
-  (name: string): ComposeValue | undefined =>
-    name in o ? { value: o[name], from: '.env' } : undefined;
-const run = (text: string, o: Record<string, string> = {}) =>
-  interpolateCompose(text, vars(o), 'is not known here');
+const vars = (o: Record<string, string>) => (name: string): ComposeValue | undefined => (name in o ? { value: o[name], from: '.env' } : undefined);
+const run = (text: string, o: Record<string, string> = {}) => interpolateCompose(text, vars(o), 'is not known here');
 
 test('Compose interpolation: plain, braced, defaults for unset / empty, $$, nested defaults', () => {
   assert.equal(run('$A-${B}', { A: 'x', B: 'y' }).text, 'x-y');
@@ -28,11 +24,7 @@ test('what cannot be resolved stays as written, with a note at its offset; a def
   assert.equal(r.text, '--port ${PORT} --tp $TP --m ${M}');
   assert.deepEqual(
     r.notes.map((n) => [n.offset, n.value.split(' ')[0]]),
-    [
-      [7, '${PORT}'],
-      [20, '$TP'],
-      [28, '${M}'],
-    ],
+    [[7, '${PORT}'], [20, '$TP'], [28, '${M}']],
   );
   assert.match(r.notes[2].value, /refuses to start without it \("set M"\)/);
   assert.match(run('${KV:-fp8}').notes[0].value, /used its default "fp8" \(the caller may override it\)/);
@@ -49,14 +41,6 @@ test('offsets map every output character back to the text it came from', () => {
 });
 
 test('.env: export, comments, quotes, escapes, inline comments on unquoted values', () => {
-  const env = parseDotenv(
-    `# comment\nexport TAG=v0.10.1\nKV='fp8 #kept'\nEXTRA="--a\\t--b"\nPLAIN=x y # comment\nbad line\n\nEMPTY=\n`,
-  );
-  assert.deepEqual(Object.fromEntries(env), {
-    TAG: 'v0.10.1',
-    KV: 'fp8 #kept',
-    EXTRA: '--a\t--b',
-    PLAIN: 'x y',
-    EMPTY: '',
-  });
+  const env = parseDotenv(`# comment\nexport TAG=v0.10.1\nKV='fp8 #kept'\nEXTRA="--a\\t--b"\nPLAIN=x y # comment\nbad line\n\nEMPTY=\n`);
+  assert.deepEqual(Object.fromEntries(env), { TAG: 'v0.10.1', KV: 'fp8 #kept', EXTRA: '--a\t--b', PLAIN: 'x y', EMPTY: '' });
 });

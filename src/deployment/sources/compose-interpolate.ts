@@ -24,11 +24,7 @@ export interface ComposeValue {
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
 const OPERATORS = [':-', '-', ':?', '?', ':+', '+'] as const;
 
-export function interpolateCompose(
-  text: string,
-  lookup: (name: string) => ComposeValue | undefined,
-  unsetReason: string,
-): Interpolated {
+export function interpolateCompose(text: string, lookup: (name: string) => ComposeValue | undefined, unsetReason: string): Interpolated {
   const out: Interpolated = { text: '', offsets: [], notes: [] };
   const emit = (s: string, offset: number | ((k: number) => number)) => {
     for (let k = 0; k < s.length; k++) {
@@ -36,8 +32,7 @@ export function interpolateCompose(
       out.offsets.push(typeof offset === 'number' ? offset : offset(k));
     }
   };
-  const used = (name: string, v: ComposeValue, at: number) =>
-    out.notes.push({ value: `\${${name}} is "${v.value}" (from ${v.from})`, offset: at });
+  const used = (name: string, v: ComposeValue, at: number) => out.notes.push({ value: `\${${name}} is "${v.value}" (from ${v.from})`, offset: at });
   let i = 0;
   while (i < text.length) {
     const c = text[i];
@@ -116,33 +111,20 @@ function braced(
     out.notes.push(...r.notes.map((n) => ({ ...n, offset: start })));
     emit(r.text, start);
   };
-  if (!op)
-    return v
-      ? emit(v.value, start)
-      : (out.notes.push({ value: `\${${name}} ${unsetReason}`, offset: start }), keep());
+  if (!op) return v ? emit(v.value, start) : (out.notes.push({ value: `\${${name}} ${unsetReason}`, offset: start }), keep());
   if (op.endsWith('-')) {
     if (set) return emit(v!.value, start);
-    if (!v)
-      out.notes.push({
-        value: `\${${name}} ${unsetReason}; used its default "${arg}" (the caller may override it)`,
-        offset: start,
-      });
+    if (!v) out.notes.push({ value: `\${${name}} ${unsetReason}; used its default "${arg}" (the caller may override it)`, offset: start });
     return nested(arg);
   }
   if (op.endsWith('?')) {
     if (set) return emit(v!.value, start);
-    out.notes.push({
-      value: `\${${name}} ${unsetReason}, and Compose refuses to start without it${arg ? ` ("${arg}")` : ''}`,
-      offset: start,
-    });
+    out.notes.push({ value: `\${${name}} ${unsetReason}, and Compose refuses to start without it${arg ? ` ("${arg}")` : ''}`, offset: start });
     return emit(`\${${name}}`, start);
   }
   // `+`: the alternative when set, nothing when not; unknown here, so it stays as written
   if (set) return nested(arg);
   if (v) return;
-  out.notes.push({
-    value: `\${${name}} ${unsetReason}, so whether "${arg}" is used is not known`,
-    offset: start,
-  });
+  out.notes.push({ value: `\${${name}} ${unsetReason}, so whether "${arg}" is used is not known`, offset: start });
   keep();
 }

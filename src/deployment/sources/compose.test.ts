@@ -20,21 +20,10 @@ test('12: exec-form command list on an image whose entrypoint is `vllm serve "$@
   assert.equal(after('--max-num-batched-tokens'), '16384');
   assert.equal(where(l, '--kv-cache-dtype'), '95:9');
   assert.deepEqual(envObject(l), {
-    OPENBLAS_NUM_THREADS: '1',
-    OMP_NUM_THREADS: '4',
-    MKL_NUM_THREADS: '1',
-    HF_HOME: '/hf_home',
-    VLLM_USE_FLASHINFER_MOE_FP16: '1',
-    CUDA_DEVICE_ORDER: 'PCI_BUS_ID',
-    NCCL_IB_DISABLE: '1',
-    NCCL_P2P_LEVEL: 'NVL',
-    LMCACHE_USE_EXPERIMENTAL: 'True',
-    VLLM_RPC_TIMEOUT: '1000000',
-    LMCACHE_LOG_LEVEL: 'INFO',
-    LMCACHE_LOCAL_CPU: 'True',
-    LMCACHE_MAX_LOCAL_CPU_SIZE: '64',
-    PYTHONHASHSEED: '123',
-    PROMETHEUS_MULTIPROC_DIR: '/tmp',
+    OPENBLAS_NUM_THREADS: '1', OMP_NUM_THREADS: '4', MKL_NUM_THREADS: '1', HF_HOME: '/hf_home', VLLM_USE_FLASHINFER_MOE_FP16: '1',
+    CUDA_DEVICE_ORDER: 'PCI_BUS_ID', NCCL_IB_DISABLE: '1', NCCL_P2P_LEVEL: 'NVL', LMCACHE_USE_EXPERIMENTAL: 'True',
+    VLLM_RPC_TIMEOUT: '1000000', LMCACHE_LOG_LEVEL: 'INFO', LMCACHE_LOCAL_CPU: 'True', LMCACHE_MAX_LOCAL_CPU_SIZE: '64',
+    PYTHONHASHSEED: '123', PROMETHEUS_MULTIPROC_DIR: '/tmp',
   });
   assert.equal(l.source.object, 'services.vllm-qwen3-vl-235b-a22b-instruct-nvfp4');
 });
@@ -64,14 +53,7 @@ test('string commands are split with shell quoting, folded sh -c scripts parsed,
   const { launches, notes } = collectLaunches([memoryFile('docker-compose.yml', yaml)]);
   assert.equal(notes.length, 0);
   const [a, b] = launches;
-  assert.deepEqual(texts(a), [
-    'vllm',
-    'serve',
-    '--model',
-    'org/m',
-    '--speculative-config',
-    '{"method": "ngram", "num_speculative_tokens": 5}',
-  ]);
+  assert.deepEqual(texts(a), ['vllm', 'serve', '--model', 'org/m', '--speculative-config', '{"method": "ngram", "num_speculative_tokens": 5}']);
   assert.equal(where(a, '--speculative-config'), '4:29');
   assert.deepEqual(envObject(a), { VLLM_USE_TRTLLM_ATTENTION: '1' });
   assert.deepEqual(texts(b), ['vllm', 'serve', 'org/n', '--port', '${PORT}']);
@@ -109,13 +91,7 @@ test('interpolation in image, command (list and string), entrypoint and environm
     assert.ok(list.notes.some((n) => /\$\{PORT\} is interpolated by Compose/.test(n.value)));
     assert.ok(list.notes.some((n) => /\$\{KV\} is "fp8" \(from \.env\)/.test(n.value)));
     // a string command is split after interpolation, as Compose does
-    assert.deepEqual(texts(str).slice(-5), [
-      '--enforce-eager',
-      '--max-model-len',
-      '4096',
-      '--tensor-parallel-size',
-      '${TP}',
-    ]);
+    assert.deepEqual(texts(str).slice(-5), ['--enforce-eager', '--max-model-len', '4096', '--tensor-parallel-size', '${TP}']);
     assert.ok(texts(str).includes('--enforce-eager') && after(str, '--max-model-len') === '4096');
     assert.equal(after(str, '--tensor-parallel-size'), '${TP}');
     assert.ok(str.notes.some((n) => /Compose refuses to start without it \("set TP"\)/.test(n.value)));

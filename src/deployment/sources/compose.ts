@@ -16,25 +16,12 @@ import { launchesFromContainer, type EnvEntry } from './container.js';
 import type { LaunchCommand } from './launch-command.js';
 import type { GivenValues } from './shell.js';
 import { splitWords } from './split-words.js';
-import {
-  locOf,
-  mapEntries,
-  mapGet,
-  mapPath,
-  scalarField,
-  scalarFields,
-  scalarText,
-  seqItems,
-  type YamlFile,
-} from './yaml-positions.js';
+import { locOf, mapEntries, mapGet, mapPath, scalarField, scalarFields, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
 const INTERPOLATION_NOTE = 'is interpolated by Compose from the environment or .env, not known here';
 
 /** Where Compose takes `${VAR}` from: the values faultline was given, then the `.env` beside the file. */
-export function composeLookup(
-  composePath: string,
-  given?: GivenValues,
-): (name: string) => ComposeValue | undefined {
+export function composeLookup(composePath: string, given?: GivenValues): (name: string) => ComposeValue | undefined {
   const dotenv = readComposeDotenv(composePath);
   return (name) => {
     const g = given?.vars.get(name) ?? given?.env.get(name);
@@ -44,12 +31,7 @@ export function composeLookup(
   };
 }
 
-export function launchesFromCompose(
-  y: YamlFile,
-  doc: Node,
-  baseDir: string,
-  lookup: (name: string) => ComposeValue | undefined,
-): LaunchCommand[] {
+export function launchesFromCompose(y: YamlFile, doc: Node, baseDir: string, lookup: (name: string) => ComposeValue | undefined): LaunchCommand[] {
   return mapEntries(mapGet(doc, 'services')).flatMap((s) => {
     const svc = s.value;
     const notes: Located<string>[] = [];
@@ -58,11 +40,7 @@ export function launchesFromCompose(
       const at = (offset: number) => f.charAt?.(offset) ?? f.at;
       for (const n of r.notes) notes.push({ value: n.value, ...(at(n.offset) ? { at: at(n.offset) } : {}) });
       if (r.text === f.text) return f;
-      return {
-        text: r.text,
-        ...(f.at ? { at: f.at } : {}),
-        charAt: (i) => at(r.offsets[Math.min(i, r.offsets.length - 1)] ?? 0),
-      };
+      return { text: r.text, ...(f.at ? { at: f.at } : {}), charAt: (i) => at(r.offsets[Math.min(i, r.offsets.length - 1)] ?? 0) };
     };
     const words = (n: Node | undefined): ArgField[] | undefined => {
       if (isSeq(n)) return scalarFields(y, n).map(interpolate);
@@ -72,15 +50,11 @@ export function launchesFromCompose(
     const command = words(mapGet(svc, 'entrypoint'));
     const args = words(mapGet(svc, 'command'));
     const envFile = mapGet(svc, 'env_file');
-    if (envFile)
-      notes.push({ value: 'env_file is not read; the variables it sets are unknown', at: locOf(y, envFile) });
+    if (envFile) notes.push({ value: 'env_file is not read; the variables it sets are unknown', at: locOf(y, envFile) });
     const devices = seqItems(mapPath(svc, 'deploy', 'resources', 'reservations', 'devices'));
     for (const d of devices) {
       const count = scalarText(y, mapGet(d, 'count')) ?? scalarText(y, mapGet(d, 'device_ids')) ?? 'some';
-      notes.push({
-        value: `reserves ${count} GPU device(s) but does not name the GPU model`,
-        at: locOf(y, d),
-      });
+      notes.push({ value: `reserves ${count} GPU device(s) but does not name the GPU model`, at: locOf(y, d) });
     }
     const image = scalarField(y, mapGet(svc, 'image'));
     return launchesFromContainer({
@@ -89,17 +63,7 @@ export function launchesFromCompose(
       image: image && interpolate(image),
       command,
       args,
-      env: composeEnv(y, mapGet(svc, 'environment')).map((e) =>
-        e.value
-          ? {
-              ...e,
-              value: {
-                ...e.value,
-                value: interpolate({ text: e.value.value, ...(e.value.at ? { at: e.value.at } : {}) }).text,
-              },
-            }
-          : e,
-      ),
+      env: composeEnv(y, mapGet(svc, 'environment')).map((e) => (e.value ? { ...e, value: { ...e.value, value: interpolate({ text: e.value.value, ...(e.value.at ? { at: e.value.at } : {}) }).text } } : e)),
       kubernetesVars: false,
       gpuHints: [],
       notes,

@@ -61,13 +61,7 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
     const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
     if (sglangEntrypointForm(c.image, args, m)) match = m;
   }
-  if (
-    !match &&
-    !command &&
-    args?.length &&
-    !looksLikeSglangImage(c.image?.text ?? '') &&
-    (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))
-  ) {
+  if (!match && !command && args?.length && !looksLikeSglangImage(c.image?.text ?? '') && (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))) {
     const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
     if (entrypointForm(c.image, args, m)) match = m;
   }
@@ -102,10 +96,7 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
     if (c.kubernetesVars)
       for (const t of l.tokens)
         for (const m of t.text.matchAll(/\$\([A-Za-z_][\w.-]*\)/g))
-          notes.push({
-            value: `${m[0]} is not defined in the container's env here; kept as written (the platform may inject it)`,
-            at: t.at,
-          });
+          notes.push({ value: `${m[0]} is not defined in the container's env here; kept as written (the platform may inject it)`, at: t.at });
     l.gpuHints.push(...c.gpuHints);
     if (c.image) l.image ??= { value: c.image.text, at: c.image.at };
     l.notes = [...notes, ...match.notes, ...l.notes];
@@ -117,17 +108,12 @@ function containerEnv(c: ContainerSpec, notes: Located<string>[]): Map<string, L
   const env = new Map<string, Located<string>>();
   for (const e of c.env) {
     if (e.value) {
-      const value = c.kubernetesVars
-        ? expandKubernetesText(e.value.value, new Map([...env].map(([k, v]) => [k, v.value])))
-        : e.value.value;
+      const value = c.kubernetesVars ? expandKubernetesText(e.value.value, new Map([...env].map(([k, v]) => [k, v.value]))) : e.value.value;
       env.set(e.name, { ...e.value, value });
     } else {
       env.delete(e.name);
       if (RELEVANT_ENV.test(e.name))
-        notes.push({
-          value: `env ${e.name} comes from ${e.from ?? 'outside the file'}; its value is not known here`,
-          at: e.at,
-        });
+        notes.push({ value: `env ${e.name} comes from ${e.from ?? 'outside the file'}; its value is not known here`, at: e.at });
     }
   }
   return env;
@@ -136,9 +122,7 @@ function containerEnv(c: ContainerSpec, notes: Located<string>[]): Map<string, L
 const K8S_VAR = /\$\$|\$\(([A-Za-z_][\w.-]*)\)/g;
 
 function expandKubernetesText(text: string, values: Map<string, string>): string {
-  return text.replace(K8S_VAR, (m, name: string | undefined) =>
-    m === '$$' ? '$' : (values.get(name ?? '') ?? m),
-  );
+  return text.replace(K8S_VAR, (m, name: string | undefined) => (m === '$$' ? '$' : values.get(name ?? '') ?? m));
 }
 
 /** `$(VAR)` → value, keeping a per-character map back to the `$(` it replaced. */
@@ -165,9 +149,5 @@ function expandKubernetesVars(f: ArgField, values: Map<string, string>): ArgFiel
   for (let k = last; k < f.text.length; k++) from.push(k);
   text += f.text.slice(last);
   const charAt = f.charAt;
-  return {
-    text,
-    at: f.at,
-    charAt: charAt ? (k) => charAt(from[Math.min(k, from.length - 1)] ?? 0) : undefined,
-  };
+  return { text, at: f.at, charAt: charAt ? (k) => charAt(from[Math.min(k, from.length - 1)] ?? 0) : undefined };
 }

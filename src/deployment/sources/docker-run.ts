@@ -37,14 +37,10 @@ export interface DockerRun {
  * Parses the words after `run`. `hostEnv` resolves `-e NAME` (no value: taken from the
  * environment of the shell that runs docker).
  */
-export function parseDockerRun(
-  words: ArgField[],
-  hostEnv: (name: string) => Located<string> | undefined,
-): DockerRun {
+export function parseDockerRun(words: ArgField[], hostEnv: (name: string) => Located<string> | undefined): DockerRun {
   const out: DockerRun = { command: [], env: new Map(), mounts: [], notes: [] };
   let i = 0;
-  const take = (name: string, value: ArgField | undefined, at: ArgField) =>
-    applyOption(out, name, value, at, hostEnv);
+  const take = (name: string, value: ArgField | undefined, at: ArgField) => applyOption(out, name, value, at, hostEnv);
   while (i < words.length) {
     const w = words[i];
     const t = w.text;
@@ -92,24 +88,15 @@ function applyOption(
     else {
       const fromHost = hostEnv(value.text);
       if (fromHost) out.env.set(value.text, fromHost);
-      else
-        out.notes.push({
-          value: `-e ${value.text} passes the host's ${value.text}, which is not known here`,
-          at: value.at,
-        });
+      else out.notes.push({ value: `-e ${value.text} passes the host's ${value.text}, which is not known here`, at: value.at });
     }
   } else if (name === 'env-file') {
-    out.notes.push({
-      value: `--env-file ${value.text} is not read; its variables are unknown`,
-      at: value.at,
-    });
+    out.notes.push({ value: `--env-file ${value.text} is not read; its variables are unknown`, at: value.at });
   } else if (name === 'v' || name === 'volume') {
     const [host, container] = value.text.split(':');
     if (host && container) out.mounts.push({ host, container });
   } else if (name === 'mount') {
-    const kv = new Map(
-      value.text.split(',').map((s) => [s.split('=')[0], s.slice(s.indexOf('=') + 1)] as const),
-    );
+    const kv = new Map(value.text.split(',').map((s) => [s.split('=')[0], s.slice(s.indexOf('=') + 1)] as const));
     const host = kv.get('source') ?? kv.get('src');
     const container = kv.get('target') ?? kv.get('destination') ?? kv.get('dst');
     if (host && container) out.mounts.push({ host, container });

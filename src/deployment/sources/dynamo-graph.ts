@@ -9,16 +9,7 @@ import { launchesFromContainer } from './container.js';
 import type { LaunchCommand } from './launch-command.js';
 import { kubernetesEnv } from './kubernetes.js';
 import { launchesFromShell } from './shell.js';
-import {
-  mapEntries,
-  mapGet,
-  mapPath,
-  scalarField,
-  scalarFields,
-  scalarText,
-  seqItems,
-  type YamlFile,
-} from './yaml-positions.js';
+import { mapEntries, mapGet, mapPath, scalarField, scalarFields, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
 export function isDynamoGraph(y: YamlFile, doc: Node): boolean {
   return scalarText(y, mapGet(doc, 'kind')) === 'DynamoGraphDeployment';
@@ -30,11 +21,7 @@ export function launchesFromDynamoGraph(y: YamlFile, doc: Node, baseDir: string)
     const main = mapPath(svc.value, 'extraPodSpec', 'mainContainer');
     if (!main) return [];
     const role = /prefill/i.test(svc.key) ? 'prefill' : /decode/i.test(svc.key) ? 'decode' : undefined;
-    const source = {
-      file: y.file,
-      kind: 'kubernetes' as const,
-      object: `DynamoGraphDeployment/${name} services.${svc.key}`,
-    };
+    const source = { file: y.file, kind: 'kubernetes' as const, object: `DynamoGraphDeployment/${name} services.${svc.key}` };
     const command = mapGet(main, 'command');
     const args = seqItems(mapGet(main, 'args'));
     let launches: LaunchCommand[];

@@ -28,14 +28,7 @@ const VALUE_FLAGS: [key: string, flag: string][] = [
 ];
 
 /** Every vllmConfig key the chart reads (the rest never reach vLLM). */
-const CHART_VLLM_CONFIG_KEYS = new Set([
-  'enableChunkedPrefill',
-  'enablePrefixCaching',
-  ...VALUE_FLAGS.map(([key]) => key),
-  'extraArgs',
-  'v0',
-  'prometheusMultiprocDir',
-]);
+const CHART_VLLM_CONFIG_KEYS = new Set(['enableChunkedPrefill', 'enablePrefixCaching', ...VALUE_FLAGS.map(([key]) => key), 'extraArgs', 'v0', 'prometheusMultiprocDir']);
 
 export function isProductionStackValues(doc: Node): boolean {
   return isMap(mapGet(doc, 'servingEngineSpec'));
@@ -53,14 +46,7 @@ export function launchesFromProductionStack(y: YamlFile, doc: Node, baseDir: str
   });
 }
 
-function modelSpecLaunch(
-  y: YamlFile,
-  doc: Node,
-  engine: Node | undefined,
-  spec: Node,
-  index: number,
-  baseDir: string,
-): LaunchCommand {
+function modelSpecLaunch(y: YamlFile, doc: Node, engine: Node | undefined, spec: Node, index: number, baseDir: string): LaunchCommand {
   const here = locOf(y, spec);
   const tokens: ArgToken[] = [];
   const word = (text: string, at: SourceLocation | undefined) => tokens.push(at ? { text, at } : { text });
@@ -77,8 +63,7 @@ function modelSpecLaunch(
   word('--port', locOf(y, port) ?? here);
   word(scalarText(y, port) ?? '8000', locOf(y, port) ?? here);
   if (truthy(mapGet(spec, 'enableLoRA'))) word('--enable-lora', locOf(y, mapGet(spec, 'enableLoRA')));
-  if (truthy(mapGet(spec, 'enableTool')))
-    word('--enable-auto-tool-choice', locOf(y, mapGet(spec, 'enableTool')));
+  if (truthy(mapGet(spec, 'enableTool'))) word('--enable-auto-tool-choice', locOf(y, mapGet(spec, 'enableTool')));
   if (truthy(mapGet(spec, 'toolCallParser'))) {
     word('--tool-call-parser', locOf(y, mapKeyNode(spec, 'toolCallParser')));
     value(mapGet(spec, 'toolCallParser'));
@@ -90,10 +75,7 @@ function modelSpecLaunch(
     if (mapKeyNode(cfg, 'enableChunkedPrefill'))
       word(truthy(chunked) ? '--enable-chunked-prefill' : '--no-enable-chunked-prefill', locOf(y, chunked));
     const prefix = mapGet(cfg, 'enablePrefixCaching');
-    word(
-      truthy(prefix) ? '--enable-prefix-caching' : '--no-enable-prefix-caching',
-      locOf(y, prefix) ?? locOf(y, mapKeyNode(spec, 'vllmConfig')),
-    );
+    word(truthy(prefix) ? '--enable-prefix-caching' : '--no-enable-prefix-caching', locOf(y, prefix) ?? locOf(y, mapKeyNode(spec, 'vllmConfig')));
     for (const [key, flag] of VALUE_FLAGS) {
       const keyNode = mapKeyNode(cfg, key);
       if (!keyNode) continue;
@@ -104,10 +86,7 @@ function modelSpecLaunch(
       value(item);
       const text = scalarText(y, item) ?? '';
       if (text.startsWith('-') && /\s/.test(text.trim()))
-        notes.push({
-          value: `extraArgs item "${text}" reaches vLLM as ONE argument (the chart quotes each item); split it into two items`,
-          at: locOf(y, item),
-        });
+        notes.push({ value: `extraArgs item "${text}" reaches vLLM as ONE argument (the chart quotes each item); split it into two items`, at: locOf(y, item) });
     }
   }
   notes.push(...chartIgnoredKeys(y, spec, cfg));
@@ -123,51 +102,25 @@ function modelSpecLaunch(
     word('--kv-transfer-config', at);
     word(`{"kv_connector":"${v0 ? 'LMCacheConnector' : 'LMCacheConnectorV1'}","kv_role":"${role}"}`, at);
     if (mapKeyNode(lmcache, 'enablePD'))
-      notes.push({
-        value:
-          'lmcacheConfig.enablePD: the chart adds PD-specific kv-transfer settings and env that are not emulated',
-        at,
-      });
+      notes.push({ value: 'lmcacheConfig.enablePD: the chart adds PD-specific kv-transfer settings and env that are not emulated', at });
   }
   if (truthy(mapGet(spec, 'chatTemplate'))) {
     word('--chat-template', locOf(y, mapKeyNode(spec, 'chatTemplate')));
     word(`/templates/${scalarText(y, mapGet(spec, 'chatTemplate'))}`, locOf(y, mapGet(spec, 'chatTemplate')));
   }
   if (truthy(mapPath(spec, 'raySpec', 'enabled')))
-    notes.push({
-      value:
-        'raySpec.enabled: the chart renders a Ray cluster (ray-cluster.yaml) instead; faultline used the single-deployment flags, which may differ',
-      at: here,
-    });
+    notes.push({ value: 'raySpec.enabled: the chart renders a Ray cluster (ray-cluster.yaml) instead; faultline used the single-deployment flags, which may differ', at: here });
 
   const name = scalarText(y, mapGet(spec, 'name')) ?? String(index);
-  const launch = newLaunch(
-    {
-      file: y.file,
-      kind: 'helm-production-stack',
-      object: `servingEngineSpec.modelSpec[${index}] (${name})`,
-    },
-    tokens,
-    baseDir,
-  );
+  const launch = newLaunch({ file: y.file, kind: 'helm-production-stack', object: `servingEngineSpec.modelSpec[${index}] (${name})` }, tokens, baseDir);
   launch.env = chartEnv(y, doc, engine, spec, here);
   launch.notes = notes;
   const tag = scalarText(y, mapGet(spec, 'tag'));
-  if (repository)
-    launch.image = {
-      value: tag ? `${repository}:${tag}` : repository,
-      at: locOf(y, mapGet(spec, 'repository')) ?? here,
-    };
+  if (repository) launch.image = { value: tag ? `${repository}:${tag}` : repository, at: locOf(y, mapGet(spec, 'repository')) ?? here };
   const affinity = mapGet(spec, 'affinity');
-  const terms =
-    isMap(affinity) && affinity.items.length
-      ? mapPath(
-          affinity,
-          'nodeAffinity',
-          'requiredDuringSchedulingIgnoredDuringExecution',
-          'nodeSelectorTerms',
-        )
-      : mapGet(spec, 'nodeSelectorTerms');
+  const terms = isMap(affinity) && affinity.items.length
+    ? mapPath(affinity, 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms')
+    : mapGet(spec, 'nodeSelectorTerms');
   launch.gpuHints = nodeSelectorTermHints(y, terms);
   return launch;
 }
@@ -175,38 +128,23 @@ function modelSpecLaunch(
 /** Values the chart never renders, written where a user would expect them to become flags. */
 function chartIgnoredKeys(y: YamlFile, spec: Node, cfg: Node | undefined): Located<string>[] {
   const notes: Located<string>[] = [];
-  const where =
-    'the production-stack chart (templates/deployment-vllm-multi.yaml) does not read it, so it never reaches vLLM';
+  const where = 'the production-stack chart (templates/deployment-vllm-multi.yaml) does not read it, so it never reaches vLLM';
   if (isMap(cfg))
     for (const item of cfg.items) {
       const key = isScalar(item.key) ? String(item.key.value) : undefined;
       if (key === undefined || CHART_VLLM_CONFIG_KEYS.has(key)) continue;
       const at = locOf(y, item.key as Node);
-      notes.push({
-        value: `vllmConfig.${key}: ${where}; write the flag in vllmConfig.extraArgs`,
-        ...(at ? { at } : {}),
-      });
+      notes.push({ value: `vllmConfig.${key}: ${where}; write the flag in vllmConfig.extraArgs`, ...(at ? { at } : {}) });
     }
   const misplaced = mapKeyNode(spec, 'extraArgs');
   const misplacedAt = misplaced && locOf(y, misplaced);
-  if (misplaced)
-    notes.push({
-      value: `modelSpec[].extraArgs: ${where}; the chart reads vllmConfig.extraArgs`,
-      ...(misplacedAt ? { at: misplacedAt } : {}),
-    });
+  if (misplaced) notes.push({ value: `modelSpec[].extraArgs: ${where}; the chart reads vllmConfig.extraArgs`, ...(misplacedAt ? { at: misplacedAt } : {}) });
   return notes;
 }
 
-function chartEnv(
-  y: YamlFile,
-  doc: Node,
-  engine: Node | undefined,
-  spec: Node,
-  here: SourceLocation | undefined,
-): Map<string, Located<string>> {
+function chartEnv(y: YamlFile, doc: Node, engine: Node | undefined, spec: Node, here: SourceLocation | undefined): Map<string, Located<string>> {
   const env = new Map<string, Located<string>>();
-  const set = (name: string, value: string, at: SourceLocation | undefined) =>
-    env.set(name, at ? { value, at } : { value });
+  const set = (name: string, value: string, at: SourceLocation | undefined) => env.set(name, at ? { value, at } : { value });
   set('PYTHONHASHSEED', '123', here);
   const shared = truthy(mapPath(doc, 'sharedPvcStorage', 'enabled'));
   const pvc = mapKeyNode(spec, 'pvcStorage');
@@ -215,8 +153,7 @@ function chartEnv(
   if (isMap(cfg) && cfg.items.length > 0) {
     const v0 = mapGet(cfg, 'v0');
     if (scalarText(y, v0) === '1') set('VLLM_USE_V1', '0', locOf(y, v0));
-    else
-      set('PROMETHEUS_MULTIPROC_DIR', scalarText(y, mapGet(cfg, 'prometheusMultiprocDir')) || '/tmp', here);
+    else set('PROMETHEUS_MULTIPROC_DIR', scalarText(y, mapGet(cfg, 'prometheusMultiprocDir')) || '/tmp', here);
   }
   for (const e of [...kubernetesEnv(y, mapGet(engine, 'env')), ...kubernetesEnv(y, mapGet(spec, 'env'))])
     if (e.value) env.set(e.name, e.value);
@@ -229,16 +166,14 @@ function chartEnv(
       set('LMCACHE_LOG_LEVEL', scalarText(y, mapGet(lm, 'logLevel')) || 'INFO', at);
     }
     const cuda = mapGet(lm, 'cudaVisibleDevices');
-    if (mapKeyNode(lm, 'cudaVisibleDevices'))
-      set('CUDA_VISIBLE_DEVICES', scalarText(y, cuda) ?? '', locOf(y, cuda));
+    if (mapKeyNode(lm, 'cudaVisibleDevices')) set('CUDA_VISIBLE_DEVICES', scalarText(y, cuda) ?? '', locOf(y, cuda));
     const cpu = mapGet(lm, 'cpuOffloadingBufferSize');
     if (Number(scalarText(y, cpu)) > 0) {
       set('LMCACHE_LOCAL_CPU', 'True', locOf(y, cpu));
       set('LMCACHE_MAX_LOCAL_CPU_SIZE', scalarText(y, cpu) ?? '', locOf(y, cpu));
     }
     const disk = mapGet(lm, 'diskOffloadingBufferSize');
-    if (mapKeyNode(lm, 'diskOffloadingBufferSize'))
-      set('LMCACHE_MAX_LOCAL_DISK_SIZE', scalarText(y, disk) ?? '', locOf(y, disk));
+    if (mapKeyNode(lm, 'diskOffloadingBufferSize')) set('LMCACHE_MAX_LOCAL_DISK_SIZE', scalarText(y, disk) ?? '', locOf(y, disk));
     const cache = mapGet(doc, 'cacheserverSpec');
     if (truthy(mapGet(cache, 'enabled'))) {
       const port = scalarText(y, mapGet(cache, 'servicePort')) ?? '';

@@ -20,23 +20,9 @@ import { launchesFromContainer, type ContainerSpec, type EnvEntry } from './cont
 import { kubernetesContainer, podGpuHints } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
 import { splitWords } from './split-words.js';
-import {
-  locOf,
-  mapGet,
-  mapPath,
-  scalarField,
-  scalarFields,
-  scalarText,
-  seqItems,
-  type YamlFile,
-} from './yaml-positions.js';
+import { locOf, mapGet, mapPath, scalarField, scalarFields, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
-export const KSERVE_KINDS = new Set([
-  'ServingRuntime',
-  'ClusterServingRuntime',
-  'InferenceService',
-  'LLMInferenceService',
-]);
+export const KSERVE_KINDS = new Set(['ServingRuntime', 'ClusterServingRuntime', 'InferenceService', 'LLMInferenceService']);
 
 export interface KserveObject {
   y: YamlFile;
@@ -49,17 +35,14 @@ const MOUNT = '/mnt/models';
 
 export function launchesFromKserve(objects: KserveObject[]): LaunchCommand[] {
   const runtimes = new Map<string, KserveObject>();
-  for (const o of objects)
-    if (o.kind.endsWith('ServingRuntime'))
-      runtimes.set(scalarText(o.y, mapPath(o.node, 'metadata', 'name')) ?? '', o);
+  for (const o of objects) if (o.kind.endsWith('ServingRuntime')) runtimes.set(scalarText(o.y, mapPath(o.node, 'metadata', 'name')) ?? '', o);
   const used = new Set<KserveObject>();
   const out: LaunchCommand[] = [];
   for (const o of objects) {
     if (o.kind === 'InferenceService') out.push(...inferenceService(o, runtimes, used));
     if (o.kind === 'LLMInferenceService') out.push(...llmInferenceService(o));
   }
-  for (const o of objects)
-    if (o.kind.endsWith('ServingRuntime') && !used.has(o)) out.push(...runtimeAlone(o));
+  for (const o of objects) if (o.kind.endsWith('ServingRuntime') && !used.has(o)) out.push(...runtimeAlone(o));
   return out;
 }
 
@@ -70,27 +53,12 @@ function objectName(o: KserveObject): string {
 function runtimeAlone(o: KserveObject): LaunchCommand[] {
   const spec = mapGet(o.node, 'spec');
   return seqItems(mapGet(spec, 'containers')).flatMap((c) => {
-    const container = kubernetesContainer(
-      o.y,
-      c,
-      o.baseDir,
-      `${objectName(o)} container ${scalarText(o.y, mapGet(c, 'name')) ?? '?'}`,
-    );
-    return launchesFromContainer(
-      withAdditionalArgs({
-        ...container,
-        source: { ...container.source, kind: 'kserve' },
-        gpuHints: podGpuHints(o.y, spec as Node),
-      }),
-    );
+    const container = kubernetesContainer(o.y, c, o.baseDir, `${objectName(o)} container ${scalarText(o.y, mapGet(c, 'name')) ?? '?'}`);
+    return launchesFromContainer(withAdditionalArgs({ ...container, source: { ...container.source, kind: 'kserve' }, gpuHints: podGpuHints(o.y, spec as Node) }));
   });
 }
 
-function inferenceService(
-  o: KserveObject,
-  runtimes: Map<string, KserveObject>,
-  used: Set<KserveObject>,
-): LaunchCommand[] {
+function inferenceService(o: KserveObject, runtimes: Map<string, KserveObject>, used: Set<KserveObject>): LaunchCommand[] {
   const { y } = o;
   const predictor = mapPath(o.node, 'spec', 'predictor');
   const model = mapGet(predictor, 'model');
@@ -102,15 +70,8 @@ function inferenceService(
   if (!model) {
     // a custom predictor: plain containers
     launches = seqItems(mapGet(predictor, 'containers')).flatMap((c) => {
-      const spec = kubernetesContainer(
-        y,
-        c,
-        o.baseDir,
-        `${objectName(o)} container ${scalarText(y, mapGet(c, 'name')) ?? '?'}`,
-      );
-      return launchesFromContainer(
-        withAdditionalArgs({ ...spec, source: { ...spec.source, kind: 'kserve' } }),
-      );
+      const spec = kubernetesContainer(y, c, o.baseDir, `${objectName(o)} container ${scalarText(y, mapGet(c, 'name')) ?? '?'}`);
+      return launchesFromContainer(withAdditionalArgs({ ...spec, source: { ...spec.source, kind: 'kserve' } }));
     });
   } else {
     const runtimeName = scalarText(y, mapGet(model, 'runtime'));
@@ -124,15 +85,9 @@ function inferenceService(
       if (c) base = kubernetesContainer(runtime.y, c, runtime.baseDir, objectName(o));
     } else if (runtimeName === 'kserve-vllmserver' || format?.toLowerCase() === 'vllm') {
       base = stockVllmRuntime(y, model, o.baseDir, objectName(o));
-      notes.push({
-        value: `runtime ${runtimeName ?? '(by model format vLLM)'} is not among the given files; used KServe's stock kserve-vllmserver runtime`,
-        at: here,
-      });
+      notes.push({ value: `runtime ${runtimeName ?? '(by model format vLLM)'} is not among the given files; used KServe's stock kserve-vllmserver runtime`, at: here });
     } else if (runtimeName || format) {
-      notes.push({
-        value: `runtime ${runtimeName ?? format} is not among the given files; only the InferenceService's own args are known`,
-        at: here,
-      });
+      notes.push({ value: `runtime ${runtimeName ?? format} is not among the given files; only the InferenceService's own args are known`, at: here });
     }
     const merged = mergeContainers(base, isvc);
     const fill = (f: ArgField) => fillTemplate(f, name, namespace);
@@ -148,26 +103,17 @@ function inferenceService(
     );
     const storage = mapGet(model, 'storageUri');
     const uri = scalarText(y, storage);
-    for (const l of launches)
-      if (uri) l.modelHint = { value: modelFromUri(uri), at: locOf(y, storage) ?? here };
+    for (const l of launches) if (uri) l.modelHint = { value: modelFromUri(uri), at: locOf(y, storage) ?? here };
   }
   return launches;
 }
 
-function findRuntime(
-  runtimes: Map<string, KserveObject>,
-  name: string | undefined,
-  format: string | undefined,
-): KserveObject | undefined {
+function findRuntime(runtimes: Map<string, KserveObject>, name: string | undefined, format: string | undefined): KserveObject | undefined {
   if (name) return runtimes.get(name);
   if (!format) return undefined;
   for (const r of runtimes.values())
     for (const f of seqItems(mapPath(r.node, 'spec', 'supportedModelFormats')))
-      if (
-        scalarText(r.y, mapGet(f, 'name'))?.toLowerCase() === format.toLowerCase() &&
-        scalarText(r.y, mapGet(f, 'autoSelect')) === 'true'
-      )
-        return r;
+      if (scalarText(r.y, mapGet(f, 'name'))?.toLowerCase() === format.toLowerCase() && scalarText(r.y, mapGet(f, 'autoSelect')) === 'true') return r;
   return undefined;
 }
 
@@ -193,9 +139,7 @@ function stockVllmRuntime(y: YamlFile, model: Node, baseDir: string, object: str
     baseDir,
     command: words('python', '-m', 'vllm.entrypoints.openai.api_server'),
     args: words('--port=8080', '--served-model-name={{.Name}}', `--model=${MOUNT}`),
-    env: [
-      { name: 'VLLM_WORKER_MULTIPROC_METHOD', value: at ? { value: 'spawn', at } : { value: 'spawn' }, at },
-    ],
+    env: [{ name: 'VLLM_WORKER_MULTIPROC_METHOD', value: at ? { value: 'spawn', at } : { value: 'spawn' }, at }],
     kubernetesVars: true,
     gpuHints: [],
     notes: [],
@@ -206,9 +150,7 @@ function stockVllmRuntime(y: YamlFile, model: Node, baseDir: string, object: str
 /** KServe fills Go-template placeholders in the runtime container from the InferenceService's metadata. */
 function fillTemplate(f: ArgField, name: string, namespace: string | undefined): ArgField {
   if (!f.text.includes('{{')) return f;
-  const text = f.text
-    .replace(/\{\{\s*\.Name\s*\}\}/g, name)
-    .replace(/\{\{\s*\.Namespace\s*\}\}/g, namespace ?? '{{.Namespace}}');
+  const text = f.text.replace(/\{\{\s*\.Name\s*\}\}/g, name).replace(/\{\{\s*\.Namespace\s*\}\}/g, namespace ?? '{{.Namespace}}');
   return { text, at: f.at };
 }
 
@@ -249,12 +191,7 @@ function llmInferenceService(o: KserveObject): LaunchCommand[] {
   });
 }
 
-function llmInferenceServicePart(
-  o: KserveObject,
-  part: Node,
-  key: string,
-  role: string | undefined,
-): LaunchCommand[] {
+function llmInferenceServicePart(o: KserveObject, part: Node, key: string, role: string | undefined): LaunchCommand[] {
   const { y } = o;
   const spec = mapGet(o.node, 'spec');
   const uriNode = mapPath(spec, 'model', 'uri');
@@ -264,9 +201,7 @@ function llmInferenceServicePart(
   const object = `${objectName(o)}${role ? ` ${role}` : ''}`;
   const container = main ? kubernetesContainer(y, main, o.baseDir, `${object} container main`) : undefined;
   if (container?.command?.length) {
-    const launches = launchesFromContainer(
-      withAdditionalArgs({ ...container, source: { ...container.source, kind: 'kserve' } }),
-    );
+    const launches = launchesFromContainer(withAdditionalArgs({ ...container, source: { ...container.source, kind: 'kserve' } }));
     if (launches.length) return launches;
   }
   const words: ArgField[] = [synthesized('vllm', here), synthesized('serve', here), synthesized(MOUNT, here)];
@@ -285,13 +220,7 @@ function llmInferenceServicePart(
     env: container?.env ?? [],
     kubernetesVars: true,
     gpuHints: podGpuHints(y, mapGet(part, key) as Node),
-    notes: [
-      {
-        value:
-          "LLMInferenceService: base command `vllm serve /mnt/models` as in KServe's default LLMInferenceServiceConfig; other flags that config adds are not emulated",
-        at: here,
-      },
-    ],
+    notes: [{ value: 'LLMInferenceService: base command `vllm serve /mnt/models` as in KServe\'s default LLMInferenceServiceConfig; other flags that config adds are not emulated', at: here }],
     unsetReason: "is not set in the container's env or the script",
   };
   const launches = launchesFromContainer(withAdditionalArgs(base));

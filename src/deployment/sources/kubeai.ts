@@ -15,10 +15,7 @@ import { locOf, mapGet, mapPath, scalarFields, scalarText, type YamlFile } from 
 
 /** `kind: Model` of apiVersion kubeai.org/…. */
 export function isKubeAiModel(y: YamlFile, doc: Node): boolean {
-  return (
-    scalarText(y, mapGet(doc, 'kind')) === 'Model' &&
-    (scalarText(y, mapGet(doc, 'apiVersion')) ?? '').startsWith('kubeai.org/')
-  );
+  return scalarText(y, mapGet(doc, 'kind')) === 'Model' && (scalarText(y, mapGet(doc, 'apiVersion')) ?? '').startsWith('kubeai.org/');
 }
 
 export function launchesFromKubeAi(y: YamlFile, doc: Node, baseDir: string): LaunchCommand[] {
@@ -29,20 +26,13 @@ export function launchesFromKubeAi(y: YamlFile, doc: Node, baseDir: string): Lau
   const at = locOf(y, mapGet(spec, 'engine') ?? spec ?? doc);
   if (engine.toUpperCase() !== 'VLLM') {
     const rec = newLaunch({ file: y.file, kind: 'kubeai', object }, [], baseDir);
-    rec.notLaunch = {
-      value: `a KubeAI Model served by engine ${engine || '(none)'}, not vLLM`,
-      ...(at ? { at } : {}),
-    };
+    rec.notLaunch = { value: `a KubeAI Model served by engine ${engine || '(none)'}, not vLLM`, ...(at ? { at } : {}) };
     return [rec];
   }
   const url = scalarText(y, mapGet(spec, 'url')) ?? '';
   const urlAt = locOf(y, mapGet(spec, 'url'));
   const model = url.replace(/^hf:\/\//, '');
-  const words: ArgField[] = [
-    synthesized('vllm', at),
-    synthesized('serve', at),
-    synthesized(model, urlAt ?? at),
-  ];
+  const words: ArgField[] = [synthesized('vllm', at), synthesized('serve', at), synthesized(model, urlAt ?? at)];
   const launches = launchesFromContainer({
     source: { file: y.file, kind: 'kubeai', object },
     baseDir,
@@ -51,19 +41,12 @@ export function launchesFromKubeAi(y: YamlFile, doc: Node, baseDir: string): Lau
     env: kubernetesEnv(y, mapGet(spec, 'env')),
     kubernetesVars: true,
     gpuHints: [],
-    notes: [
-      {
-        value: 'KubeAI Model with engine VLLM: read as `vllm serve MODEL` + spec.args, as KubeAI launches it',
-        ...(at ? { at } : {}),
-      },
-    ],
+    notes: [{ value: 'KubeAI Model with engine VLLM: read as `vllm serve MODEL` + spec.args, as KubeAI launches it', ...(at ? { at } : {}) }],
     unsetReason: "is not set in the Model's env",
   });
   const profile = scalarText(y, mapGet(spec, 'resourceProfile'));
   const gpu = profile && /^nvidia-gpu-([\w-]+?)(?::\d+)?$/i.exec(profile)?.[1];
   const profileAt = locOf(y, mapGet(spec, 'resourceProfile'));
-  for (const l of launches)
-    if (gpu)
-      l.gpuHints.push(profileAt ? { value: gpu.toUpperCase(), at: profileAt } : { value: gpu.toUpperCase() });
+  for (const l of launches) if (gpu) l.gpuHints.push(profileAt ? { value: gpu.toUpperCase(), at: profileAt } : { value: gpu.toUpperCase() });
   return launches;
 }

@@ -8,48 +8,22 @@ test('13: Deployment with command + exec-form args; $(MODEL_ID) expands from env
   assert.equal(launches.length, 1);
   const [l] = launches;
   assert.deepEqual(texts(l), [
-    'python3',
-    '-m',
-    'vllm.entrypoints.openai.api_server',
-    '--model=google/gemma-3-27b-it',
-    '--tensor-parallel-size=1',
-    '--host=0.0.0.0',
-    '--port=8000',
-    '--swap-space=16',
-    '--gpu-memory-utilization=0.95',
-    '--max-model-len=32768',
-    '--max-num-seqs=4',
+    'python3', '-m', 'vllm.entrypoints.openai.api_server', '--model=google/gemma-3-27b-it', '--tensor-parallel-size=1',
+    '--host=0.0.0.0', '--port=8000', '--swap-space=16', '--gpu-memory-utilization=0.95', '--max-model-len=32768', '--max-num-seqs=4',
   ]);
   assert.equal(where(l, '--max-model-len=32768'), '55:11');
-  assert.deepEqual(envObject(l), {
-    LD_LIBRARY_PATH: '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64',
-    MODEL_ID: 'google/gemma-3-27b-it',
-  });
+  assert.deepEqual(envObject(l), { LD_LIBRARY_PATH: '${LD_LIBRARY_PATH}:/usr/local/nvidia/lib64', MODEL_ID: 'google/gemma-3-27b-it' });
   assert.equal(l.env.has('HUGGING_FACE_HUB_TOKEN'), false, 'a secret-backed value is unknown, not empty');
-  assert.deepEqual(
-    l.gpuHints.map((h) => [h.value, h.at?.line]),
-    [['nvidia-a100-80gb', 75]],
-  );
+  assert.deepEqual(l.gpuHints.map((h) => [h.value, h.at?.line]), [['nvidia-a100-80gb', 75]]);
   assert.equal(l.image?.value, 'docker.io/vllm/vllm-openai:v0.10.0');
-  assert.equal(
-    l.source.object,
-    'Deployment/vllm-gemma-deployment spec.template.spec container inference-server',
-  );
+  assert.equal(l.source.object, 'Deployment/vllm-gemma-deployment spec.template.spec container inference-server');
 });
 
 test('14: flow-sequence args and no command → the image entrypoint runs them', () => {
   const [l] = collectLaunches([fixture('14-k8s-deployment-flow-args.yaml')]).launches;
   assert.deepEqual(texts(l), [
-    'vllm',
-    'serve',
-    '--model',
-    'mistralai/Mistral-7B-Instruct-v0.2',
-    '--download-dir',
-    '/models-cache',
-    '--dtype',
-    'float16',
-    '--max-model-len',
-    '6144',
+    'vllm', 'serve', '--model', 'mistralai/Mistral-7B-Instruct-v0.2', '--download-dir', '/models-cache', '--dtype', 'float16',
+    '--max-model-len', '6144',
   ]);
   assert.equal(where(l, '--max-model-len'), '60:13');
   assert.deepEqual(envObject(l), { HUGGING_FACE_HUB_TOKEN: '' });
@@ -60,17 +34,8 @@ test('15: LeaderWorkerSet leader `sh -c` string folded over two lines; the worke
   const [l, ...rest] = collectLaunches([fixture('15-lws-leader-sh-c.yaml')]).launches;
   assert.equal(rest.length, 0);
   assert.deepEqual(texts(l), [
-    'python3',
-    '-m',
-    'vllm.entrypoints.openai.api_server',
-    '--port',
-    '8080',
-    '--model',
-    'meta-llama/Llama-3.1-405B-Instruct',
-    '--tensor-parallel-size',
-    '8',
-    '--pipeline_parallel_size',
-    '2',
+    'python3', '-m', 'vllm.entrypoints.openai.api_server', '--port', '8080', '--model', 'meta-llama/Llama-3.1-405B-Instruct',
+    '--tensor-parallel-size', '8', '--pipeline_parallel_size', '2',
   ]);
   // located inside the double-quoted scalar, on its second line
   assert.equal(where(l, 'python3'), '25:18');
@@ -134,15 +99,9 @@ spec:
   assert.deepEqual(texts(a), ['vllm', 'serve', 'org/m', '--kv-cache-dtype', 'fp8']);
   assert.equal(where(a, '--kv-cache-dtype'), '17:17');
   assert.deepEqual(envObject(a), { X: '1' });
-  assert.deepEqual(
-    a.gpuHints.map((h) => h.value),
-    ['NVIDIA-B200'],
-  );
+  assert.deepEqual(a.gpuHints.map((h) => h.value), ['NVIDIA-B200']);
   assert.deepEqual(texts(b), ['vllm', 'serve', 'org/m2', '--dtype', 'bfloat16']);
-  assert.deepEqual(
-    b.gpuHints.map((h) => h.value),
-    ['NVIDIA-H100-80GB-HBM3'],
-  );
+  assert.deepEqual(b.gpuHints.map((h) => h.value), ['NVIDIA-H100-80GB-HBM3']);
   assert.ok(b.notes.some((n) => n.value.includes('VLLM_ATTENTION_BACKEND comes from config map c/k')));
   assert.deepEqual(texts(c), ['vllm', 'serve', 'org/m3', '$(M)']);
 });

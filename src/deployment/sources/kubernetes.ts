@@ -9,18 +9,7 @@ import { isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Located } from '../../core/located.js';
 import { launchesFromContainer, type ContainerSpec, type EnvEntry } from './container.js';
 import type { LaunchCommand } from './launch-command.js';
-import {
-  locatedText,
-  locOf,
-  mapEntries,
-  mapGet,
-  mapPath,
-  scalarField,
-  scalarFields,
-  scalarText,
-  seqItems,
-  type YamlFile,
-} from './yaml-positions.js';
+import { locatedText, locOf, mapEntries, mapGet, mapPath, scalarField, scalarFields, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
 /** Node labels whose value names the GPU model. */
 export const GPU_LABELS = new Set([
@@ -39,22 +28,14 @@ export function launchesFromKubernetesObject(y: YamlFile, obj: Node, baseDir: st
   function visit(node: unknown, path: string[]): void {
     if (isMap(node)) {
       if (isSeq(mapGet(node, 'containers'))) {
-        const launches = podSpecLaunches(
-          y,
-          node as Node,
-          `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`,
-          baseDir,
-        );
+        const launches = podSpecLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir);
         const role = roleOf(path);
         if (role) for (const l of launches) l.role ??= role;
         out.push(...launches);
       }
-      for (const e of mapEntries(node))
-        if (e.key !== 'containers' && e.key !== 'initContainers') visit(e.value, [...path, e.key]);
+      for (const e of mapEntries(node)) if (e.key !== 'containers' && e.key !== 'initContainers') visit(e.value, [...path, e.key]);
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) =>
-        visit(item, [...path.slice(0, -1), `${path[path.length - 1] ?? ''}[${i}]`]),
-      );
+      node.items.forEach((item, i) => visit(item, [...path.slice(0, -1), `${path[path.length - 1] ?? ''}[${i}]`]));
     }
   }
 }
@@ -71,13 +52,7 @@ export function roleOf(path: string[]): string | undefined {
   return undefined;
 }
 
-export function podSpecLaunches(
-  y: YamlFile,
-  pod: Node,
-  objectName: string,
-  baseDir: string,
-  extra?: Partial<ContainerSpec>,
-): LaunchCommand[] {
+export function podSpecLaunches(y: YamlFile, pod: Node, objectName: string, baseDir: string, extra?: Partial<ContainerSpec>): LaunchCommand[] {
   const gpuHints = podGpuHints(y, pod);
   return seqItems(mapGet(pod, 'containers')).flatMap((c) => {
     const cname = scalarText(y, mapGet(c, 'name'));
@@ -119,24 +94,15 @@ export function kubernetesEnv(y: YamlFile, env: unknown): EnvEntry[] {
     const from = mapGet(e, 'valueFrom');
     if (from) return [{ name, from: describeValueFrom(y, from), at: locOf(y, e) }];
     // `value: ''` and a missing value both mean the empty string
-    return [
-      {
-        name,
-        value: locatedText(y, valueNode) ?? { value: '', at: locOf(y, e) },
-        field: scalarField(y, valueNode),
-        at: locOf(y, e),
-      },
-    ];
+    return [{ name, value: locatedText(y, valueNode) ?? { value: '', at: locOf(y, e) }, field: scalarField(y, valueNode), at: locOf(y, e) }];
   });
 }
 
 function describeValueFrom(y: YamlFile, from: Node): string {
   const secret = mapGet(from, 'secretKeyRef');
-  if (secret)
-    return `secret ${scalarText(y, mapGet(secret, 'name')) ?? '?'}/${scalarText(y, mapGet(secret, 'key')) ?? '?'}`;
+  if (secret) return `secret ${scalarText(y, mapGet(secret, 'name')) ?? '?'}/${scalarText(y, mapGet(secret, 'key')) ?? '?'}`;
   const cm = mapGet(from, 'configMapKeyRef');
-  if (cm)
-    return `config map ${scalarText(y, mapGet(cm, 'name')) ?? '?'}/${scalarText(y, mapGet(cm, 'key')) ?? '?'}`;
+  if (cm) return `config map ${scalarText(y, mapGet(cm, 'name')) ?? '?'}/${scalarText(y, mapGet(cm, 'key')) ?? '?'}`;
   const field = mapPath(from, 'fieldRef', 'fieldPath');
   if (field) return `field ${scalarText(y, field)}`;
   return 'valueFrom';
@@ -149,13 +115,7 @@ export function podGpuHints(y: YamlFile, pod: Node): Located<string>[] {
     const v = locatedText(y, e.value);
     if (GPU_LABELS.has(e.key) && v) hints.push(v);
   }
-  const terms = mapPath(
-    pod,
-    'affinity',
-    'nodeAffinity',
-    'requiredDuringSchedulingIgnoredDuringExecution',
-    'nodeSelectorTerms',
-  );
+  const terms = mapPath(pod, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms');
   hints.push(...nodeSelectorTermHints(y, terms));
   return hints;
 }

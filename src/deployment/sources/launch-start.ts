@@ -11,12 +11,7 @@ import { synthesized, toToken, type ArgField } from './arg-field.js';
 import { parseDockerRun } from './docker-run.js';
 import type { ArgToken } from './launch-command.js';
 import type { FlagSpec } from '../vllm-flags.js';
-import {
-  isSglangModule,
-  looksLikeSglangImage,
-  matchSglangServe,
-  sglangEntrypointForm,
-} from './sglang-start.js';
+import { isSglangModule, looksLikeSglangImage, matchSglangServe, sglangEntrypointForm } from './sglang-start.js';
 
 export interface LaunchMatch {
   /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
@@ -40,9 +35,7 @@ export interface LaunchMatch {
 
 /** Commands that mention vLLM without starting it. */
 const NOT_LAUNCHERS = new Set(
-  'echo printf pip pip3 grep egrep fgrep pgrep pkill kill killall which type ps cat tee git curl wget tail head sed awk logger read test [ [[ huggingface-cli hf apt apt-get conda-install'.split(
-    ' ',
-  ),
+  'echo printf pip pip3 grep egrep fgrep pgrep pkill kill killall which type ps cat tee git curl wget tail head sed awk logger read test [ [[ huggingface-cli hf apt apt-get conda-install'.split(' '),
 );
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash', 'ksh']);
 const CONTAINER_RUNNERS = new Set(['docker', 'podman', 'nerdctl', 'nvidia-docker']);
@@ -77,15 +70,8 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       return true;
     }
     if (name === 'vllm' && words[i + 1] && VLLM_CLIENT_COMMANDS.has(words[i + 1].text)) {
-      const sub = words
-        .slice(i + 1, i + 3)
-        .map((w) => w.text)
-        .filter((t) => !t.startsWith('-'))
-        .join(' ');
-      m.notLaunch = {
-        value: `\`vllm ${sub}\` (a vLLM client command, not a server launch)`,
-        ...(words[i].at ? { at: words[i].at } : {}),
-      };
+      const sub = words.slice(i + 1, i + 3).map((w) => w.text).filter((t) => !t.startsWith('-')).join(' ');
+      m.notLaunch = { value: `\`vllm ${sub}\` (a vLLM client command, not a server launch)`, ...(words[i].at ? { at: words[i].at } : {}) };
       return true;
     }
     if (PYTHON.test(name)) {
@@ -110,12 +96,7 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       continue;
     }
     if (CONTAINER_RUNNERS.has(name)) {
-      const runAt =
-        words[i + 1]?.text === 'run'
-          ? i + 2
-          : words[i + 1]?.text === 'container' && words[i + 2]?.text === 'run'
-            ? i + 3
-            : -1;
+      const runAt = words[i + 1]?.text === 'run' ? i + 2 : words[i + 1]?.text === 'container' && words[i + 2]?.text === 'run' ? i + 3 : -1;
       if (runAt >= 0) return scanContainer(words.slice(runAt), m, opts);
     }
   }
@@ -133,19 +114,9 @@ function scanContainer(words: ArgField[], m: LaunchMatch, opts: FindOptions): bo
   const inner = run.entrypoint ? [run.entrypoint, ...run.command] : run.command;
   if (scan(inner, m, {})) return true;
   // No command, or only arguments: the image's entrypoint runs them.
-  if (
-    !run.entrypoint &&
-    looksLikeSglangImage(run.image.text) &&
-    inner.length > 0 &&
-    !isProgram(inner[0].text)
-  )
+  if (!run.entrypoint && looksLikeSglangImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text))
     return sglangEntrypointForm(run.image, inner, m);
-  if (
-    !run.entrypoint &&
-    looksLikeVllmImage(run.image.text) &&
-    inner.length > 0 &&
-    !isProgram(inner[0].text)
-  ) {
+  if (!run.entrypoint && looksLikeVllmImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text)) {
     return entrypointForm(run.image, inner, m);
   }
   return false;
@@ -165,19 +136,14 @@ export function entrypointForm(image: ArgField | undefined, args: ArgField[], m:
     at,
   });
   if (args[0].text === 'serve')
-    m.notes.push({
-      value: 'the arguments start with `serve`, which the entrypoint already supplies',
-      at: args[0].at,
-    });
+    m.notes.push({ value: 'the arguments start with `serve`, which the entrypoint already supplies', at: args[0].at });
   return true;
 }
 
 /** A word that names a program rather than an argument of vLLM (`bash`, `python3`, `ls` …). */
 function isProgram(word: string): boolean {
   const name = basename(word);
-  return (
-    SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm' || name === 'sglang'
-  );
+  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm' || name === 'sglang';
 }
 
 export function looksLikeVllmImage(image: string): boolean {
@@ -189,7 +155,7 @@ const VLLM_CLIENT_COMMANDS = new Set(['bench', 'chat', 'complete', 'collect-env'
 
 /** Python programs recognised by module or script name that are not vLLM servers, and Dynamo's vLLM worker. */
 function otherPythonProgram(words: ArgField[], i: number, m: LaunchMatch): boolean {
-  const k = words.findIndex((w, j) => j > i && !w.text.startsWith('-'));
+  const k = words.findIndex((w, j) => j > i && !w.text.startsWith('-')) ;
   const mIndex = words.findIndex((w, j) => j > i && w.text === '-m');
   const module = mIndex > i ? words[mIndex + 1]?.text : undefined;
   const script = k > i && (mIndex < 0 || k < mIndex) ? words[k].text : undefined;
@@ -197,38 +163,18 @@ function otherPythonProgram(words: ArgField[], i: number, m: LaunchMatch): boole
   if (module === 'dynamo.vllm') {
     const args = words.slice(mIndex + 2);
     const synth = (text: string) => (at ? { text, at } : { text });
-    m.tokens = [
-      synth('python3'),
-      synth('-m'),
-      synth('vllm.entrypoints.openai.api_server'),
-      ...args.map(toToken),
-    ];
+    m.tokens = [synth('python3'), synth('-m'), synth('vllm.entrypoints.openai.api_server'), ...args.map(toToken)];
     m.wrapper = { name: 'dynamo.vllm', extraFlags: DYNAMO_VLLM_FLAGS };
-    m.notes.push({
-      value:
-        "NVIDIA Dynamo's vLLM worker (python -m dynamo.vllm): read as vLLM's engine arguments plus the worker's own flags",
-      ...(at ? { at } : {}),
-    });
+    m.notes.push({ value: "NVIDIA Dynamo's vLLM worker (python -m dynamo.vllm): read as vLLM's engine arguments plus the worker's own flags", ...(at ? { at } : {}) });
     return true;
   }
   if (module === 'sglang.launch_router' || module === 'sglang_router.launch_router') {
-    m.notLaunch = {
-      value: `python -m ${module} (SGLang's request router, not a server launch)`,
-      ...(at ? { at } : {}),
-    };
+    m.notLaunch = { value: `python -m ${module} (SGLang's request router, not a server launch)`, ...(at ? { at } : {}) };
     return true;
   }
-  const bench =
-    module === 'vllm.entrypoints.openai.run_batch'
-      ? module
-      : script && /benchmark_(serving|throughput|latency)|bench_serving/.test(script)
-        ? script
-        : undefined;
+  const bench = module === 'vllm.entrypoints.openai.run_batch' ? module : script && /benchmark_(serving|throughput|latency)|bench_serving/.test(script) ? script : undefined;
   if (bench) {
-    m.notLaunch = {
-      value: `${bench} (a benchmark / batch client, not a server launch)`,
-      ...(at ? { at } : {}),
-    };
+    m.notLaunch = { value: `${bench} (a benchmark / batch client, not a server launch)`, ...(at ? { at } : {}) };
     return true;
   }
   return false;
@@ -255,18 +201,12 @@ function matchPythonModule(words: ArgField[], i: number): ArgToken[] | undefined
     const t = words[k].text;
     if (t === '-m') {
       const mod = words[k + 1];
-      if (mod && (VLLM_MODULES.has(mod.text) || isSglangModule(mod.text)))
-        return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
+      if (mod && (VLLM_MODULES.has(mod.text) || isSglangModule(mod.text))) return [toToken(words[i]), toToken(words[k]), toToken(mod), ...words.slice(k + 2).map(toToken)];
       return undefined;
     }
     if (t.startsWith('-m') && (VLLM_MODULES.has(t.slice(2)) || isSglangModule(t.slice(2)))) {
       const at = words[k].at;
-      return [
-        toToken(words[i]),
-        synthesized('-m', at),
-        synthesized(t.slice(2), at),
-        ...words.slice(k + 1).map(toToken),
-      ];
+      return [toToken(words[i]), synthesized('-m', at), synthesized(t.slice(2), at), ...words.slice(k + 1).map(toToken)];
     }
     if (t === '-X' || t === '-W') k += 2;
     else if (/^-[uBOsSEIbdqvR]+$/.test(t)) k++;

@@ -16,10 +16,7 @@ import { kubernetesEnv } from './kubernetes.js';
 import { locOf, mapGet, mapPath, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
 export function isVllmRuntime(y: YamlFile, doc: Node): boolean {
-  return (
-    scalarText(y, mapGet(doc, 'kind')) === 'VLLMRuntime' &&
-    (scalarText(y, mapGet(doc, 'apiVersion')) ?? '').startsWith('production-stack.vllm.ai/')
-  );
+  return scalarText(y, mapGet(doc, 'kind')) === 'VLLMRuntime' && (scalarText(y, mapGet(doc, 'apiVersion')) ?? '').startsWith('production-stack.vllm.ai/');
 }
 
 export function launchesFromVllmRuntime(y: YamlFile, doc: Node, baseDir: string): LaunchCommand[] {
@@ -29,10 +26,7 @@ export function launchesFromVllmRuntime(y: YamlFile, doc: Node, baseDir: string)
   const here = locOf(y, spec ?? doc);
   const tokens: ArgToken[] = [];
   const word = (text: string, at: SourceLocation | undefined) => tokens.push(at ? { text, at } : { text });
-  const get = (n: Node | undefined, key: string) => ({
-    text: scalarText(y, mapGet(n, key)),
-    at: locOf(y, mapGet(n, key)),
-  });
+  const get = (n: Node | undefined, key: string) => ({ text: scalarText(y, mapGet(n, key)), at: locOf(y, mapGet(n, key)) });
   const on = (n: Node | undefined, key: string) => ['true', 'True'].includes(get(n, key).text ?? '');
   const positive = (n: Node | undefined, key: string) => Number(get(n, key).text ?? 0) > 0;
   word('vllm', here);
@@ -48,14 +42,8 @@ export function launchesFromVllmRuntime(y: YamlFile, doc: Node, baseDir: string)
     word('--tool-call-parser', get(model, 'toolCallParser').at);
     word(get(model, 'toolCallParser').text ?? '', get(model, 'toolCallParser').at);
   }
-  word(
-    on(cfg, 'enableChunkedPrefill') ? '--enable-chunked-prefill' : '--no-enable-chunked-prefill',
-    get(cfg, 'enableChunkedPrefill').at ?? here,
-  );
-  word(
-    on(cfg, 'enablePrefixCaching') ? '--enable-prefix-caching' : '--no-enable-prefix-caching',
-    get(cfg, 'enablePrefixCaching').at ?? here,
-  );
+  word(on(cfg, 'enableChunkedPrefill') ? '--enable-chunked-prefill' : '--no-enable-chunked-prefill', get(cfg, 'enableChunkedPrefill').at ?? here);
+  word(on(cfg, 'enablePrefixCaching') ? '--enable-prefix-caching' : '--no-enable-prefix-caching', get(cfg, 'enablePrefixCaching').at ?? here);
   const valued: [Node | undefined, string, string, (n: Node | undefined, k: string) => boolean][] = [
     [model, 'maxModelLen', '--max-model-len', positive],
     [model, 'dtype', '--dtype', (n, k) => Boolean(get(n, k).text)],
@@ -75,32 +63,16 @@ export function launchesFromVllmRuntime(y: YamlFile, doc: Node, baseDir: string)
     word('/etc/chat-template.json', get(model, 'chatTemplate').at);
   }
   const name = scalarText(y, mapPath(doc, 'metadata', 'name')) ?? '?';
-  const launch = newLaunch(
-    { file: y.file, kind: 'kubernetes', object: `VLLMRuntime/${name}` },
-    tokens,
-    baseDir,
-  );
+  const launch = newLaunch({ file: y.file, kind: 'kubernetes', object: `VLLMRuntime/${name}` }, tokens, baseDir);
   const env = new Map<string, Located<string>>();
   const v1 = get(cfg, 'v1');
-  env.set('VLLM_USE_V1', {
-    value: on(cfg, 'v1') ? '1' : '0',
-    ...((v1.at ?? here) ? { at: v1.at ?? here } : {}),
-  });
+  env.set('VLLM_USE_V1', { value: on(cfg, 'v1') ? '1' : '0', ...(v1.at ?? here ? { at: v1.at ?? here } : {}) });
   for (const e of kubernetesEnv(y, mapGet(cfg, 'env'))) if (e.value) env.set(e.name, e.value);
   launch.env = env;
   const image = mapPath(spec, 'deploymentConfig', 'image', 'name');
-  if (scalarText(y, image))
-    launch.image = { value: scalarText(y, image) ?? '', ...(locOf(y, image) ? { at: locOf(y, image) } : {}) };
-  launch.notes.push({
-    value:
-      'production-stack operator VLLMRuntime: read as the args its controller builds (vllmruntime_controller.go)',
-    ...(here ? { at: here } : {}),
-  });
+  if (scalarText(y, image)) launch.image = { value: scalarText(y, image) ?? '', ...(locOf(y, image) ? { at: locOf(y, image) } : {}) };
+  launch.notes.push({ value: 'production-stack operator VLLMRuntime: read as the args its controller builds (vllmruntime_controller.go)', ...(here ? { at: here } : {}) });
   if (on(mapGet(spec, 'lmCacheConfig'), 'enabled'))
-    launch.notes.push({
-      value:
-        'lmCacheConfig.enabled: the controller adds an LMCache --kv-transfer-config and env that are not emulated',
-      ...(here ? { at: here } : {}),
-    });
+    launch.notes.push({ value: 'lmCacheConfig.enabled: the controller adds an LMCache --kv-transfer-config and env that are not emulated', ...(here ? { at: here } : {}) });
   return [launch];
 }

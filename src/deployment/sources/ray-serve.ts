@@ -61,8 +61,7 @@ export function launchesFromRayServe(y: YamlFile, doc: Node, baseDir: string): L
     const here = locOf(y, c);
     const tokens: ArgToken[] = [];
     const word = (text: string, at: SourceLocation | undefined) => tokens.push(at ? { text, at } : { text });
-    const source =
-      mapPath(c, 'model_loading_config', 'model_source') ?? mapPath(c, 'model_loading_config', 'model_id');
+    const source = mapPath(c, 'model_loading_config', 'model_source') ?? mapPath(c, 'model_loading_config', 'model_id');
     word('vllm', here);
     word('serve', here);
     word(scalarText(y, source) ?? '', locOf(y, source) ?? here);
@@ -92,11 +91,7 @@ export function launchesFromRayServe(y: YamlFile, doc: Node, baseDir: string): L
       ...(here ? { at: here } : {}),
     });
     const accel = scalarText(y, mapGet(c, 'accelerator_type'));
-    if (accel)
-      launch.gpuHints.push({
-        value: accel,
-        ...(locOf(y, mapGet(c, 'accelerator_type')) ? { at: locOf(y, mapGet(c, 'accelerator_type')) } : {}),
-      });
+    if (accel) launch.gpuHints.push({ value: accel, ...(locOf(y, mapGet(c, 'accelerator_type')) ? { at: locOf(y, mapGet(c, 'accelerator_type')) } : {}) });
     return launch;
   });
 }

@@ -74,11 +74,7 @@ export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] 
   const only = meaningful.length === 1 ? meaningful[0] : undefined;
   if (split && only && only.kind === 'param' && (only.name === '@' || only.name === '*') && !only.op) {
     if (env.positional) return env.positional.map((f) => ({ ...f }));
-    note(
-      env,
-      `"${only.raw}" (the arguments the script is called with) is not known here; left out`,
-      only.start,
-    );
+    note(env, `"${only.raw}" (the arguments the script is called with) is not known here; left out`, only.start);
     return [];
   }
   if (split && only && only.kind === 'param' && only.index !== undefined) {
@@ -105,11 +101,7 @@ export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] 
         p.runtime && (p.runtime.names.some((n) => ARG_LIST_NAME.test(n)) || p.runtime.text.startsWith('$(')),
     )
   ) {
-    const f: Field = {
-      text: pieces.map((p) => p.text).join(''),
-      offsets: pieces.flatMap((p) => p.offsets),
-      spread: true,
-    };
+    const f: Field = { text: pieces.map((p) => p.text).join(''), offsets: pieces.flatMap((p) => p.offsets), spread: true };
     if (runtime) f.runtime = runtime;
     return [f];
   }
@@ -201,21 +193,9 @@ function expandPart(part: WordPart, env: ExpandEnv): Piece {
   if (part.kind === 'subst') {
     const arithmetic = arithmeticValue(part.raw, env);
     if (arithmetic !== undefined)
-      return {
-        text: arithmetic,
-        offsets: Array.from(arithmetic, () => part.start),
-        splittable: !part.quoted,
-        forcesField: part.quoted,
-      };
+      return { text: arithmetic, offsets: Array.from(arithmetic, () => part.start), splittable: !part.quoted, forcesField: part.quoted };
     note(env, `${part.raw} is not run by faultline; kept as written`, part.start);
-    return {
-      ...asWritten(part.raw, part.start, part.quoted),
-      runtime: {
-        text: part.raw,
-        why: `${part.raw} is computed when the script runs`,
-        names: varsIn(part.raw),
-      },
-    };
+    return { ...asWritten(part.raw, part.start, part.quoted), runtime: { text: part.raw, why: `${part.raw} is computed when the script runs`, names: varsIn(part.raw) } };
   }
   if (/^\d$/.test(part.name) && env.positional && !part.op) {
     const f = part.name === '0' ? undefined : env.positional[Number(part.name) - 1];
@@ -245,14 +225,7 @@ function expandPart(part: WordPart, env: ExpandEnv): Piece {
   }
   const value = paramValue(part, env);
   if (value === undefined)
-    return {
-      ...asWritten(part.raw, part.start, part.quoted),
-      runtime: {
-        text: part.raw,
-        why: `${part.raw} ${/^[A-Za-z_]/.test(part.name) ? env.unsetReason : 'is a parameter of the running script'}`,
-        names: /^[A-Za-z_]/.test(part.name) ? [part.name] : [],
-      },
-    };
+    return { ...asWritten(part.raw, part.start, part.quoted), runtime: { text: part.raw, why: `${part.raw} ${/^[A-Za-z_]/.test(part.name) ? env.unsetReason : 'is a parameter of the running script'}`, names: /^[A-Za-z_]/.test(part.name) ? [part.name] : [] } };
   return {
     text: value,
     offsets: Array.from(value, () => part.start),
@@ -279,11 +252,7 @@ function paramValue(part: ParamPart, env: ExpandEnv): string | undefined {
     }
   }
   if (!/^[A-Za-z_]\w*$/.test(part.name)) {
-    note(
-      env,
-      `${part.raw} is a shell parameter (script argument, pid, status …) that is not known here; kept as written`,
-      part.start,
-    );
+    note(env, `${part.raw} is a shell parameter (script argument, pid, status …) that is not known here; kept as written`, part.start);
     return undefined;
   }
   if (part.op === 'complex') {

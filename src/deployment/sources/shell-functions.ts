@@ -8,16 +8,11 @@
 import type { SimpleCommand, Word } from './shell-lexer.js';
 
 function plain(w: Word | undefined): string | undefined {
-  return w && w.parts.length === 1 && w.parts[0].kind === 'literal' && !w.parts[0].quoted
-    ? w.parts[0].text
-    : undefined;
+  return w && w.parts.length === 1 && w.parts[0].kind === 'literal' && !w.parts[0].quoted ? w.parts[0].text : undefined;
 }
 
 /** Fills `functions` (name → body) and returns the top-level commands without the definitions. */
-export function collectFunctions(
-  commands: SimpleCommand[],
-  functions: Map<string, SimpleCommand[]>,
-): SimpleCommand[] {
+export function collectFunctions(commands: SimpleCommand[], functions: Map<string, SimpleCommand[]>): SimpleCommand[] {
   const top: SimpleCommand[] = [];
   for (let k = 0; k < commands.length; k++) {
     const c = commands[k];
@@ -31,16 +26,8 @@ export function collectFunctions(
       top.push(c);
       continue;
     }
-    const body = commands
-      .slice(def.bodyStart, end + 1)
-      .map((b, j, all) => stripBraces(b, j === 0, j === all.length - 1));
-    functions.set(
-      def.name,
-      collectFunctions(
-        body.filter((b) => b.words.length > 0 || b.redirects.length > 0),
-        functions,
-      ),
-    );
+    const body = commands.slice(def.bodyStart, end + 1).map((b, j, all) => stripBraces(b, j === 0, j === all.length - 1));
+    functions.set(def.name, collectFunctions(body.filter((b) => b.words.length > 0 || b.redirects.length > 0), functions));
     k = end;
   }
   return top;
@@ -55,11 +42,7 @@ function definition(commands: SimpleCommand[], k: number): { name: string; bodyS
     if (!name || !/^[\w.:-]+$/.test(name)) return undefined;
     // `function name {` on one line: the body starts in this very command, at its third word.
     if (plain(c.words[2]) === '{') return { name, bodyStart: k };
-    return plain(commands[k + 1]?.words[0]) === '{'
-      ? { name, bodyStart: k + 1 }
-      : c.terminator === '('
-        ? { name, bodyStart: k + 1 }
-        : undefined;
+    return plain(commands[k + 1]?.words[0]) === '{' ? { name, bodyStart: k + 1 } : c.terminator === '(' ? { name, bodyStart: k + 1 } : undefined;
   }
   if (c.words.length === 1 && c.terminator === '(' && first && /^[\w.:-]+$/.test(first)) {
     const next = commands[k + 1];

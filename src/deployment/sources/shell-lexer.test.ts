@@ -11,13 +11,7 @@ test('splits commands on operators and newlines, keeping word start offsets', ()
   const cmds = parseShell('a b; c && d | e &\nf');
   assert.deepEqual(
     cmds.map((c) => [c.words.map(show), c.terminator]),
-    [
-      [['a', 'b'], ';'],
-      [['c'], '&&'],
-      [['d'], '|'],
-      [['e'], '&'],
-      [['f'], ''],
-    ],
+    [[['a', 'b'], ';'], [['c'], '&&'], [['d'], '|'], [['e'], '&'], [['f'], '']],
   );
   assert.equal(cmds[0].words[1].start, 2);
   assert.equal(cmds[4].words[0].start, 18);
@@ -25,18 +19,12 @@ test('splits commands on operators and newlines, keeping word start offsets', ()
 
 test('line continuations join lines; a comment swallows its trailing backslash', () => {
   const cmds = parseShell('a \\\n  b # c \\\nd');
-  assert.deepEqual(
-    cmds.map((c) => c.words.map(show)),
-    [['a', 'b'], ['d']],
-  );
+  assert.deepEqual(cmds.map((c) => c.words.map(show)), [['a', 'b'], ['d']]);
 });
 
 test('an escaped space before a newline is a word of one space, and the newline ends the command', () => {
   const cmds = parseShell('x --f=1 \\ \n--next \\\n');
-  assert.deepEqual(
-    cmds.map((c) => c.words.map(show)),
-    [['x', '--f=1', ' '], ['--next']],
-  );
+  assert.deepEqual(cmds.map((c) => c.words.map(show)), [['x', '--f=1', ' '], ['--next']]);
 });
 
 test('quotes: single quotes keep everything, double quotes keep $ expansions, per-char offsets point into the source', () => {
@@ -54,15 +42,7 @@ test('parameter expansions: names, defaults and complex forms', () => {
   const params = c.words.flatMap((w) => w.parts.filter((p) => p.kind === 'param'));
   assert.deepEqual(
     params.map((p) => (p.kind === 'param' ? [p.name, p.op ?? ''] : [])),
-    [
-      ['A', ':-'],
-      ['B', ''],
-      ['C', ''],
-      ['#', 'complex'],
-      ['E', 'complex'],
-      ['1', ''],
-      ['@', ''],
-    ],
+    [['A', ':-'], ['B', ''], ['C', ''], ['#', 'complex'], ['E', 'complex'], ['1', ''], ['@', '']],
   );
 });
 
@@ -74,27 +54,15 @@ test('command substitutions are kept whole, including nested parentheses and quo
 test('redirections: fds, targets, and heredoc bodies read after the line', () => {
   const src = 'cat > out.yaml <<EOF\nk: $V\n  \\$x\nEOF\nvllm serve m > log 2>&1 &\n';
   const cmds = parseShell(src);
-  assert.deepEqual(
-    cmds.map((c) => c.words.map(show)),
-    [['cat'], ['vllm', 'serve', 'm']],
-  );
+  assert.deepEqual(cmds.map((c) => c.words.map(show)), [['cat'], ['vllm', 'serve', 'm']]);
   const [out, here] = cmds[0].redirects;
   assert.equal(out.op, '>');
   assert.equal(show(out.target!), 'out.yaml');
   assert.equal(here.heredoc?.body, 'k: $V\n  \\$x\n');
   assert.equal(here.heredoc?.offsets[0], src.indexOf('k:'));
   const parts = parseHeredocBody(here.heredoc!);
-  assert.deepEqual(
-    parts.map((p) => (p.kind === 'literal' ? p.text : p.raw)),
-    ['k: ', '$V', '\n  $x\n'],
-  );
-  assert.deepEqual(
-    cmds[1].redirects.map((r) => [r.fd ?? '', r.op, show(r.target!)]),
-    [
-      ['', '>', 'log'],
-      ['2', '>&', '1'],
-    ],
-  );
+  assert.deepEqual(parts.map((p) => (p.kind === 'literal' ? p.text : p.raw)), ['k: ', '$V', '\n  $x\n']);
+  assert.deepEqual(cmds[1].redirects.map((r) => [r.fd ?? '', r.op, show(r.target!)]), [['', '>', 'log'], ['2', '>&', '1']]);
 });
 
 test('quoted heredoc delimiters and <<- keep the body literal and strip leading tabs', () => {
@@ -102,20 +70,11 @@ test('quoted heredoc delimiters and <<- keep the body literal and strip leading 
   const h = c.redirects.find((r) => r.heredoc)!.heredoc!;
   assert.equal(h.quoted, true);
   assert.equal(h.body, 'v: $X\n');
-  assert.deepEqual(
-    parseHeredocBody(h).map((p) => p.kind),
-    ['literal'],
-  );
+  assert.deepEqual(parseHeredocBody(h).map((p) => p.kind), ['literal']);
 });
 
 test('unterminated quotes are syntax errors at the opening quote', () => {
-  for (const [src, offset] of [
-    ["a 'b", 2],
-    ['a "b', 2],
-    ['a $(b', 2],
-    ['a ${b', 2],
-    ['a `b', 2],
-  ] as const) {
+  for (const [src, offset] of [["a 'b", 2], ['a "b', 2], ['a $(b', 2], ['a ${b', 2], ['a `b', 2]] as const) {
     assert.throws(
       () => parseShell(src),
       (e: unknown) => e instanceof ShellSyntaxError && e.offset === offset,

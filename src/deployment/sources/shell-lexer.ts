@@ -111,17 +111,7 @@ function isBlank(c: string): boolean {
 }
 
 function isMeta(c: string): boolean {
-  return (
-    isBlank(c) ||
-    c === '\n' ||
-    c === ';' ||
-    c === '&' ||
-    c === '|' ||
-    c === '(' ||
-    c === ')' ||
-    c === '<' ||
-    c === '>'
-  );
+  return isBlank(c) || c === '\n' || c === ';' || c === '&' || c === '|' || c === '(' || c === ')' || c === '<' || c === '>';
 }
 
 export function parseShell(text: string): SimpleCommand[] {
@@ -191,10 +181,7 @@ class Lexer {
       }
       const start = this.pos;
       const word = this.readWord();
-      const fdText =
-        word.parts.length === 1 && word.parts[0].kind === 'literal' && !word.parts[0].quoted
-          ? word.parts[0].text
-          : '';
+      const fdText = word.parts.length === 1 && word.parts[0].kind === 'literal' && !word.parts[0].quoted ? word.parts[0].text : '';
       const next = t[this.pos];
       if (/^\d+$/.test(fdText) && (next === '<' || next === '>')) {
         const op = REDIRECT_OPS.find((o) => t.startsWith(o, this.pos));
@@ -276,16 +263,10 @@ class Lexer {
     if (c.words.length === 0 && c.redirects.length === 0) c.start = start;
     this.skipBlanks();
     const redirect: Redirect = { op, fd, start };
-    const procSubst =
-      (this.text[this.pos] === '<' || this.text[this.pos] === '>') && this.text[this.pos + 1] === '(';
-    if (procSubst || (this.pos < this.text.length && !isMeta(this.text[this.pos])))
-      redirect.target = this.readWord();
+    const procSubst = (this.text[this.pos] === '<' || this.text[this.pos] === '>') && this.text[this.pos + 1] === '(';
+    if (procSubst || (this.pos < this.text.length && !isMeta(this.text[this.pos]))) redirect.target = this.readWord();
     else if (op !== '>&' && op !== '<&')
-      throw new ShellSyntaxError(
-        `redirection ${op} has no target`,
-        start,
-        'write a file name after the redirection',
-      );
+      throw new ShellSyntaxError(`redirection ${op} has no target`, start, 'write a file name after the redirection');
     if ((op === '<<' || op === '<<-') && redirect.target) {
       const parts = redirect.target.parts;
       const heredoc: Heredoc = {
@@ -341,22 +322,14 @@ class Lexer {
       parts.push(this.readArray());
       return { parts, start, end: this.pos };
     }
-    if (
-      this.text[this.pos] === '(' &&
-      this.pos > start &&
-      /[@?*+!]$/.test(this.text.slice(start, this.pos))
-    ) {
+    if (this.text[this.pos] === '(' && this.pos > start && /[@?*+!]$/.test(this.text.slice(start, this.pos))) {
       // extglob such as @(a|b): keep as literal text up to the closing paren
       const end = this.matchParen(this.pos + 1, this.pos - 1);
       this.pushLiteral(parts, this.text.slice(this.pos, end), false, this.pos);
       this.pos = end;
       this.readParts(parts, (c) => isMeta(c), false);
     }
-    if (
-      (this.text[start] === '<' || this.text[start] === '>') &&
-      this.text[start + 1] === '(' &&
-      parts.length === 0
-    ) {
+    if ((this.text[start] === '<' || this.text[start] === '>') && this.text[start + 1] === '(' && parts.length === 0) {
       const end = this.matchParen(start + 2, start);
       parts.push({ kind: 'subst', raw: this.text.slice(start, end), quoted: false, start });
       this.pos = end;
@@ -422,19 +395,7 @@ class Lexer {
     const open = this.pos;
     this.pos += 2;
     this.pushLiteral(parts, '', true, open);
-    const escapes: Record<string, string> = {
-      n: '\n',
-      t: '\t',
-      r: '\r',
-      '\\': '\\',
-      "'": "'",
-      '"': '"',
-      a: '\x07',
-      b: '\b',
-      e: '\x1b',
-      f: '\f',
-      v: '\v',
-    };
+    const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', e: '\x1b', f: '\f', v: '\v' };
     for (;;) {
       if (this.pos >= t.length) throw unterminated("$'", open);
       const c = t[this.pos];
@@ -559,12 +520,7 @@ class Lexer {
       else if (c === '#') while (this.pos < t.length && t[this.pos] !== '\n') this.pos++;
       else {
         const w = this.readWord();
-        if (w.end === w.start)
-          throw new ShellSyntaxError(
-            `unexpected ${c} in an array`,
-            this.pos,
-            'array elements are words: NAME=(a b "c d")',
-          );
+        if (w.end === w.start) throw new ShellSyntaxError(`unexpected ${c} in an array`, this.pos, 'array elements are words: NAME=(a b "c d")');
         elements.push(w);
       }
     }
@@ -607,9 +563,5 @@ class Lexer {
 
 function unterminated(what: string, offset: number): ShellSyntaxError {
   const closer = what === '$(' ? ')' : what === '${' ? '}' : what === "$'" ? "'" : what;
-  return new ShellSyntaxError(
-    `unterminated ${what} (no closing ${closer})`,
-    offset,
-    `close the ${what} that starts here`,
-  );
+  return new ShellSyntaxError(`unterminated ${what} (no closing ${closer})`, offset, `close the ${what} that starts here`);
 }

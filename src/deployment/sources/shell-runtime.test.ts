@@ -14,34 +14,20 @@ function load(name: string, text: string, more: { set?: Record<string, string> }
 const notes = (d: { notes: { value: string }[] }) => d.notes.map((n) => n.value).join('\n');
 
 test('run-time values are unknown values with their location, never parse errors', () => {
-  const [d] = load(
-    'rt.sh',
-    'TP=$((NUM_GPUS / 2))\nvllm serve m \\\n  --tensor-parallel-size "$TP" --max-num-seqs $(nproc) $EXTRA_ARGS\n',
-  );
-  const tp = d.args.get('tensor_parallel_size') as {
-    value: unknown;
-    runtime?: { text: string; names: string[] };
-    at?: { line: number; column: number };
-  };
+  const [d] = load('rt.sh', 'TP=$((NUM_GPUS / 2))\nvllm serve m \\\n  --tensor-parallel-size "$TP" --max-num-seqs $(nproc) $EXTRA_ARGS\n');
+  const tp = d.args.get('tensor_parallel_size') as { value: unknown; runtime?: { text: string; names: string[] }; at?: { line: number; column: number } };
   assert.equal(tp.runtime?.text, '$((NUM_GPUS / 2))');
   assert.deepEqual(tp.runtime?.names, ['NUM_GPUS']);
   assert.deepEqual([tp.at?.line, tp.at?.column], [3, 3]);
   assert.equal((d.args.get('max_num_seqs') as { runtime?: { text: string } }).runtime?.text, '$(nproc)');
-  assert.match(
-    notes(d),
-    /\$EXTRA_ARGS adds arguments known only when the launch runs; they are not checked \(give them with --set EXTRA_ARGS=/,
-  );
+  assert.match(notes(d), /\$EXTRA_ARGS adds arguments known only when the launch runs; they are not checked \(give them with --set EXTRA_ARGS=/);
   assert.deepEqual(d.flagProblems, []);
 });
 
 test('--set supplies them: arithmetic is computed, a spread variable is split into arguments', () => {
-  const [d] = load(
-    'rt2.sh',
-    'TP=$((NUM_GPUS / 2))\nvllm serve m --tensor-parallel-size "$TP" $EXTRA_ARGS\n',
-    {
-      set: { NUM_GPUS: '8', EXTRA_ARGS: '--kv-cache-dtype fp8 --enforce-eager' },
-    },
-  );
+  const [d] = load('rt2.sh', 'TP=$((NUM_GPUS / 2))\nvllm serve m --tensor-parallel-size "$TP" $EXTRA_ARGS\n', {
+    set: { NUM_GPUS: '8', EXTRA_ARGS: '--kv-cache-dtype fp8 --enforce-eager' },
+  });
   assert.equal(d.args.get('tensor_parallel_size')?.value, 4);
   assert.equal(d.args.get('kv_cache_dtype')?.value, 'fp8');
   assert.equal(d.args.get('enforce_eager')?.value, true);
@@ -59,10 +45,7 @@ test('bash arrays, "${A[@]}", +=, comments inside, process substitution, exec', 
 });
 
 test('functions defined and called, with their arguments as "$@"; bash -c SCRIPT -- ARGS', () => {
-  const [fn] = load(
-    'fn.sh',
-    'start_server() {\n  local port=$1\n  shift\n  vllm serve org/m --port "$port" "$@"\n}\nstart_server 9000 --enforce-eager\n',
-  );
+  const [fn] = load('fn.sh', 'start_server() {\n  local port=$1\n  shift\n  vllm serve org/m --port "$port" "$@"\n}\nstart_server 9000 --enforce-eager\n');
   assert.equal(fn.args.get('port')?.value, 9000);
   assert.equal(fn.args.get('enforce_eager')?.value, true);
   assert.doesNotMatch(notes(fn), /stray positional/, 'shift drops $1 from "$@"');
@@ -73,8 +56,7 @@ test('functions defined and called, with their arguments as "$@"; bash -c SCRIPT
 });
 
 test('a hazard condition that depends on a run-time value is unknown, naming what settles it', () => {
-  const text =
-    'exec vllm serve org/m --attention-backend FLASHINFER --kv-cache-dtype "$KV" --speculative-config \'{"method": "mtp", "num_speculative_tokens": 7}\' --attention-config \'{"disable_flashinfer_q_quantization": true}\'\n';
+  const text = 'exec vllm serve org/m --attention-backend FLASHINFER --kv-cache-dtype "$KV" --speculative-config \'{"method": "mtp", "num_speculative_tokens": 7}\' --attention-config \'{"disable_flashinfer_q_quantization": true}\'\n';
   const [d] = load('hz.sh', text);
   d.gpu = { value: { sm: 100, name: 'NVIDIA B200' } };
   d.modelFacts = { source: 'x', layers: ['sliding', 'full'], window: 1024, notes: [] };
@@ -82,17 +64,11 @@ test('a hazard condition that depends on a run-time value is unknown, naming wha
   assert.equal(f?.possibly, true);
   const kv = f?.conditions.find((c) => c.name === 'fp8-kv-cache');
   assert.equal(kv?.status, 'unknown');
-  assert.match(
-    kv?.detail ?? '',
-    /depends on --kv-cache-dtype, whose value \$KV is known only when the launch runs \(settle it with --set KV=…\)/,
-  );
+  assert.match(kv?.detail ?? '', /depends on --kv-cache-dtype, whose value \$KV is known only when the launch runs \(settle it with --set KV=…\)/);
   const [clean] = load('hz2.sh', text, { set: { KV: 'bfloat16' } });
   clean.gpu = d.gpu;
   clean.modelFacts = d.modelFacts;
-  assert.equal(
-    lintDeployments([clean]).find((x) => x.hazard.id === 'FL001'),
-    undefined,
-  );
+  assert.equal(lintDeployments([clean]).find((x) => x.hazard.id === 'FL001'), undefined);
 });
 
 test('an empty default (${X:-}, ${X-}) is the caller’s value: known only at run time, never an empty word', () => {

@@ -14,22 +14,8 @@ import type { ArgField } from './arg-field.js';
 import { findLaunch } from './launch-start.js';
 import { newLaunch, type LaunchCommand, type VirtualFile } from './launch-command.js';
 import { collectFunctions } from './shell-functions.js';
-import {
-  expandArray,
-  expandParts,
-  expandWord,
-  type ExpandEnv,
-  type Field,
-  type ShellVar,
-} from './shell-expand.js';
-import {
-  parseHeredocBody,
-  parseShell,
-  ShellSyntaxError,
-  type ArrayPart,
-  type SimpleCommand,
-  type Word,
-} from './shell-lexer.js';
+import { expandArray, expandParts, expandWord, type ExpandEnv, type Field, type ShellVar } from './shell-expand.js';
+import { parseHeredocBody, parseShell, ShellSyntaxError, type ArrayPart, type SimpleCommand, type Word } from './shell-lexer.js';
 import { fileLocator, type Locate } from './text-position.js';
 
 export interface ShellContext {
@@ -63,22 +49,7 @@ export function positionalFrom(args: ArgField[] | undefined): Field[] | undefine
 }
 
 const MAX_DEPTH = 4;
-const SKIPPED_KEYWORDS = new Set([
-  '!',
-  '{',
-  '}',
-  'if',
-  'then',
-  'else',
-  'elif',
-  'fi',
-  'do',
-  'done',
-  'while',
-  'until',
-  'time',
-  'esac',
-]);
+const SKIPPED_KEYWORDS = new Set(['!', '{', '}', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'while', 'until', 'time', 'esac']);
 const COMPOUND_HEADS = new Set(['for', 'case', 'select', 'function']);
 const ASSIGNMENT = /^([A-Za-z_]\w*)(\+?)=/;
 
@@ -94,22 +65,13 @@ export function launchesFromShell(text: string, ctx: ShellContext): LaunchComman
     return new Interpreter(ctx).run(parseShell(text));
   } catch (e) {
     if (e instanceof ShellSyntaxError)
-      throw new UserError(`shell syntax: ${e.message}`, {
-        code: 'E_SHELL_SYNTAX',
-        at: ctx.locate(e.offset),
-        hint: e.hint,
-      });
+      throw new UserError(`shell syntax: ${e.message}`, { code: 'E_SHELL_SYNTAX', at: ctx.locate(e.offset), hint: e.hint });
     throw e;
   }
 }
 
 /** A shell script file: launches located in it, relative paths resolved against `baseDir`. */
-export function launchesFromShellFile(
-  file: string,
-  text: string,
-  baseDir: string,
-  given?: GivenValues,
-): LaunchCommand[] {
+export function launchesFromShellFile(file: string, text: string, baseDir: string, given?: GivenValues): LaunchCommand[] {
   return launchesFromShell(text, {
     source: { file, kind: 'shell' },
     baseDir,
@@ -139,10 +101,8 @@ class Interpreter {
   private readonly launches: LaunchCommand[] = [];
 
   constructor(private readonly ctx: ShellContext) {
-    for (const [name, v] of ctx.vars ?? [])
-      this.vars.set(name, { value: v.value, exported: false, at: v.at, notes: [] });
-    for (const [name, v] of ctx.env ?? [])
-      this.vars.set(name, { value: v.value, exported: true, at: v.at, notes: [] });
+    for (const [name, v] of ctx.vars ?? []) this.vars.set(name, { value: v.value, exported: false, at: v.at, notes: [] });
+    for (const [name, v] of ctx.env ?? []) this.vars.set(name, { value: v.value, exported: true, at: v.at, notes: [] });
     this.files = new Map(ctx.files ?? []);
     this.positional = ctx.positional;
   }
@@ -155,10 +115,7 @@ class Interpreter {
         const before = this.launches.length;
         this.call(name, body, undefined);
         for (const l of this.launches.slice(before))
-          l.notes.push({
-            value: `function ${name} is defined but not called in this file; its launch is read as if it were`,
-            at: l.tokens[0]?.at,
-          });
+          l.notes.push({ value: `function ${name} is defined but not called in this file; its launch is read as if it were`, at: l.tokens[0]?.at });
       }
     return this.launches;
   }
@@ -180,13 +137,7 @@ class Interpreter {
   }
 
   private expandEnv(notes: Located<string>[]): ExpandEnv {
-    return {
-      vars: this.vars,
-      locate: this.ctx.locate,
-      notes,
-      unsetReason: this.ctx.unsetReason,
-      ...(this.positional ? { positional: this.positional } : {}),
-    };
+    return { vars: this.vars, locate: this.ctx.locate, notes, unsetReason: this.ctx.unsetReason, ...(this.positional ? { positional: this.positional } : {}) };
   }
 
   private command(c: SimpleCommand): void {
@@ -203,37 +154,16 @@ class Interpreter {
       if (!a) break;
       const arrayPart = a.value.parts.find((p): p is ArrayPart => p.kind === 'array');
       const array = arrayPart ? expandArray(arrayPart, env) : undefined;
-      prefix.push({
-        ...a,
-        value: expandWord(a.value, env, false)[0],
-        word: words[i],
-        ...(array ? { array } : {}),
-      });
+      prefix.push({ ...a, value: expandWord(a.value, env, false)[0], word: words[i], ...(array ? { array } : {}) });
     }
     const builtin = i < words.length ? plainText(words[i]) : undefined;
-    if (
-      builtin === 'export' ||
-      builtin === 'declare' ||
-      builtin === 'typeset' ||
-      builtin === 'local' ||
-      builtin === 'readonly'
-    ) {
+    if (builtin === 'export' || builtin === 'declare' || builtin === 'typeset' || builtin === 'local' || builtin === 'readonly') {
       this.declare(words.slice(i + 1), builtin === 'export');
       return;
     }
     const fields = words.slice(i).flatMap((w) => expandWord(w, env, true));
     if (fields.length === 0) {
-      for (const a of prefix)
-        this.assign(
-          a.name,
-          a.value.text,
-          a.append,
-          a.word.start,
-          notes,
-          this.allexport,
-          a.array,
-          a.value.runtime,
-        );
+      for (const a of prefix) this.assign(a.name, a.value.text, a.append, a.word.start, notes, this.allexport, a.array, a.value.runtime);
       return;
     }
     const name = fields[0].text;
@@ -250,19 +180,9 @@ class Interpreter {
     else this.maybeLaunch(c, fields, prefix, notes);
   }
 
-  private assign(
-    name: string,
-    value: string,
-    append: boolean,
-    offset: number,
-    notes: Located<string>[],
-    exported: boolean,
-    array?: Field[],
-    runtime?: RuntimeValue,
-  ): void {
+  private assign(name: string, value: string, append: boolean, offset: number, notes: Located<string>[], exported: boolean, array?: Field[], runtime?: RuntimeValue): void {
     const old = this.vars.get(name);
-    const elements =
-      array && (append && old ? [...(old.array ?? [{ text: old.value, offsets: [] }]), ...array] : array);
+    const elements = array && (append && old ? [...(old.array ?? [{ text: old.value, offsets: [] }]), ...array] : array);
     this.vars.set(name, {
       value: elements ? (elements[0]?.text ?? '') : append && old ? old.value + value : value,
       ...(elements ? { array: elements } : {}),
@@ -317,37 +237,23 @@ class Interpreter {
   private heredocWrite(c: SimpleCommand, fields: Field[]): void {
     const heredoc = c.redirects.find((r) => r.heredoc)?.heredoc;
     if (!heredoc) return;
-    const out = c.redirects.find(
-      (r) => (r.op === '>' || r.op === '>>' || r.op === '>|') && !r.fd && r.target,
-    );
+    const out = c.redirects.find((r) => (r.op === '>' || r.op === '>>' || r.op === '>|') && !r.fd && r.target);
     const notes: Located<string>[] = [];
     const env = this.expandEnv(notes);
-    const target = out?.target
-      ? expandWord(out.target, env, false)[0].text
-      : fields.slice(1).find((f) => !f.text.startsWith('-'))?.text;
+    const target = out?.target ? expandWord(out.target, env, false)[0].text : fields.slice(1).find((f) => !f.text.startsWith('-'))?.text;
     if (!target) return;
     const body = expandParts(parseHeredocBody(heredoc), env);
     const path = resolve(this.ctx.baseDir, target);
     const previous = out?.op === '>>' ? this.buffers.get(path) : undefined;
-    const buffer = previous
-      ? { text: previous.text + body.text, offsets: [...previous.offsets, ...body.offsets] }
-      : body;
+    const buffer = previous ? { text: previous.text + body.text, offsets: [...previous.offsets, ...body.offsets] } : body;
     this.buffers.set(path, buffer);
     this.files.set(path, virtualFile(buffer, this.ctx.locate));
   }
 
-  private maybeLaunch(
-    c: SimpleCommand,
-    fields: Field[],
-    prefix: { name: string; value: Field; word: Word }[],
-    notes: Located<string>[],
-  ): void {
+  private maybeLaunch(c: SimpleCommand, fields: Field[], prefix: { name: string; value: Field; word: Word }[], notes: Located<string>[]): void {
     const outer = this.exportedEnv();
     for (const a of prefix) outer.set(a.name, { value: a.value.text, at: this.ctx.locate(a.word.start) });
-    const match = findLaunch(
-      fields.map((f) => this.argField(f, c)),
-      { hostEnv: (n) => outer.get(n) ?? this.shellVar(n) },
-    );
+    const match = findLaunch(fields.map((f) => this.argField(f, c)), { hostEnv: (n) => outer.get(n) ?? this.shellVar(n) });
     if (!match) return;
     const env = match.envReplaced ? new Map(match.env) : new Map([...outer, ...match.env]);
     const allNotes = dedupe([...notes, ...match.notes]);
@@ -389,8 +295,7 @@ class Interpreter {
     const text = fields.map((f) => f.text).join(' ');
     const offsets = fields.flatMap((f, k) => (k ? [f.offsets[0] ?? c.start, ...f.offsets] : f.offsets));
     const vars = new Map<string, Located<string>>();
-    for (const [n, v] of this.vars)
-      if (!v.exported) vars.set(n, v.at ? { value: v.value, at: v.at } : { value: v.value });
+    for (const [n, v] of this.vars) if (!v.exported) vars.set(n, v.at ? { value: v.value, at: v.at } : { value: v.value });
     const inner = launchesFromShell(text, {
       ...this.ctx,
       locate: (o) => this.ctx.locate(offsets[Math.min(o, offsets.length - 1)] ?? c.start),
@@ -418,8 +323,7 @@ class Interpreter {
 
   private exportedEnv(): Map<string, Located<string>> {
     const env = new Map<string, Located<string>>();
-    for (const [name, v] of this.vars)
-      if (v.exported) env.set(name, v.at ? { value: v.value, at: v.at } : { value: v.value });
+    for (const [name, v] of this.vars) if (v.exported) env.set(name, v.at ? { value: v.value, at: v.at } : { value: v.value });
     return env;
   }
 
@@ -431,9 +335,7 @@ class Interpreter {
 
 /** The text of a word that is one plain literal (keywords, option names). */
 function plainText(w: Word): string | undefined {
-  return w.parts.length === 1 && w.parts[0].kind === 'literal' && !w.parts[0].quoted
-    ? w.parts[0].text
-    : undefined;
+  return w.parts.length === 1 && w.parts[0].kind === 'literal' && !w.parts[0].quoted ? w.parts[0].text : undefined;
 }
 
 /** `NAME=value` (or `NAME+=value`) with NAME written unquoted → name and the value as a word. */
@@ -444,11 +346,7 @@ function splitAssignment(w: Word): { name: string; append: boolean; value: Word 
   if (!m) return undefined;
   const cut = m[0].length;
   const head = { ...first, text: first.text.slice(cut), offsets: first.offsets.slice(cut) };
-  return {
-    name: m[1],
-    append: m[2] === '+',
-    value: { parts: [head, ...w.parts.slice(1)], start: w.start + cut, end: w.end },
-  };
+  return { name: m[1], append: m[2] === '+', value: { parts: [head, ...w.parts.slice(1)], start: w.start + cut, end: w.end } };
 }
 
 function virtualFile(buffer: FileBuffer, locate: Locate): VirtualFile {

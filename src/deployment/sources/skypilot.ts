@@ -8,25 +8,10 @@ import { isMap, isSeq, type Node } from 'yaml';
 import type { Located } from '../../core/located.js';
 import type { LaunchCommand } from './launch-command.js';
 import { launchesFromShell } from './shell.js';
-import {
-  locOf,
-  locatedText,
-  mapEntries,
-  mapGet,
-  scalarField,
-  scalarText,
-  seqItems,
-  type YamlFile,
-} from './yaml-positions.js';
+import { locOf, locatedText, mapEntries, mapGet, scalarField, scalarText, seqItems, type YamlFile } from './yaml-positions.js';
 
 export function isSkyPilotTask(doc: Node): boolean {
-  return (
-    isMap(doc) &&
-    mapGet(doc, 'run') !== undefined &&
-    ['resources', 'envs', 'setup', 'num_nodes', 'workdir', 'service'].some(
-      (k) => mapGet(doc, k) !== undefined,
-    )
-  );
+  return isMap(doc) && mapGet(doc, 'run') !== undefined && ['resources', 'envs', 'setup', 'num_nodes', 'workdir', 'service'].some((k) => mapGet(doc, k) !== undefined);
 }
 
 export function launchesFromSkyPilot(y: YamlFile, doc: Node, baseDir: string): LaunchCommand[] {
@@ -48,17 +33,8 @@ export function launchesFromSkyPilot(y: YamlFile, doc: Node, baseDir: string): L
   const nodes = scalarText(y, mapGet(doc, 'num_nodes'));
   for (const l of launches) {
     l.gpuHints.push(...gpus);
-    if (nodes && Number(nodes) > 1)
-      l.notes.push({
-        value: `num_nodes: ${nodes}: the run script runs on every node (SKYPILOT_NODE_RANK tells them apart)`,
-        ...(locOf(y, mapGet(doc, 'num_nodes')) ? { at: locOf(y, mapGet(doc, 'num_nodes')) } : {}),
-      });
-    for (const [k, v] of env)
-      if (v.at)
-        l.notes.push({
-          value: `envs.${k} is the file's default; \`sky launch --env ${k}=…\` overrides it`,
-          at: v.at,
-        });
+    if (nodes && Number(nodes) > 1) l.notes.push({ value: `num_nodes: ${nodes}: the run script runs on every node (SKYPILOT_NODE_RANK tells them apart)`, ...(locOf(y, mapGet(doc, 'num_nodes')) ? { at: locOf(y, mapGet(doc, 'num_nodes')) } : {}) });
+    for (const [k, v] of env) if (v.at) l.notes.push({ value: `envs.${k} is the file's default; \`sky launch --env ${k}=…\` overrides it`, at: v.at });
   }
   return launches;
 }

@@ -18,11 +18,7 @@ export function splitWords(field: ArgField, unsetReason: string, notes: Located<
     commands = parseShell(field.text);
   } catch (e) {
     if (e instanceof ShellSyntaxError)
-      throw new UserError(`cannot split into words: ${e.message}`, {
-        code: 'E_SHELL_SYNTAX',
-        at: locate(e.offset),
-        hint: e.hint,
-      });
+      throw new UserError(`cannot split into words: ${e.message}`, { code: 'E_SHELL_SYNTAX', at: locate(e.offset), hint: e.hint });
     throw e;
   }
   const env = { vars: new Map(), locate, notes, unsetReason };

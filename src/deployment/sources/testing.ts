@@ -14,12 +14,7 @@ export const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/launch-con
 /** A fixture as a SourceFile whose display path is relative to the repository root. */
 export function fixture(name: string): SourceFile {
   const absPath = FIXTURES + name;
-  return {
-    path: relative(root, absPath),
-    absPath,
-    baseDir: dirname(absPath),
-    text: readFileSync(absPath, 'utf8'),
-  };
+  return { path: relative(root, absPath), absPath, baseDir: dirname(absPath), text: readFileSync(absPath, 'utf8') };
 }
 
 export function texts(l: LaunchCommand): string[] {

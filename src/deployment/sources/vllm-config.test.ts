@@ -15,13 +15,7 @@ test('09: a vLLM config file given directly becomes `vllm serve --config FILE` l
 
 test('detection: vLLM option keys yes; Kubernetes, Compose, Helm values and arbitrary mappings no', () => {
   const yes = ['model: a\nport: 1\n', 'kv_cache_dtype: fp8\n', 'tensor-parallel-size: 2\nfoo: 1\n'];
-  const no = [
-    'apiVersion: v1\nkind: Pod\nmodel: x\n',
-    'services: {}\nmodel: x\n',
-    'name: x\nreplicas: 2\n',
-    '- model\n',
-    'model: a\n"weird key": 1\n',
-  ];
+  const no = ['apiVersion: v1\nkind: Pod\nmodel: x\n', 'services: {}\nmodel: x\n', 'name: x\nreplicas: 2\n', '- model\n', 'model: a\n"weird key": 1\n'];
   for (const y of yes) assert.equal(isVllmConfig(parseDocument(y).contents), true, y);
   for (const n of no) assert.equal(isVllmConfig(parseDocument(n).contents), false, n);
 });

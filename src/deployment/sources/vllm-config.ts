@@ -52,12 +52,7 @@ export function notALaunch(doc: Node): string | undefined {
 }
 
 /** `vllm serve --config ABSPATH`, located at the first key of the file. */
-export function launchFromVllmConfig(
-  y: YamlFile,
-  doc: Node,
-  absPath: string,
-  baseDir: string,
-): LaunchCommand {
+export function launchFromVllmConfig(y: YamlFile, doc: Node, absPath: string, baseDir: string): LaunchCommand {
   const first = isMap(doc) ? doc.items[0]?.key : undefined;
   const at = locOf(y, isScalar(first) ? first : doc);
   const tokens = ['vllm', 'serve', '--config', absPath].map((text) => (at ? { text, at } : { text }));

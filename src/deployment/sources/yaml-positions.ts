@@ -33,14 +33,11 @@ export function parseYamlFile(file: string, text: string): YamlFile {
   for (const doc of docs) {
     const err = doc.errors[0];
     if (err) {
-      throw new UserError(
-        `YAML syntax error: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
-        {
-          code: 'E_YAML_SYNTAX',
-          at: locate(err.pos[0]),
-          hint: `fix the YAML here (${err.code}); a linter such as yamllint shows the same position`,
-        },
-      );
+      throw new UserError(`YAML syntax error: ${err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`, {
+        code: 'E_YAML_SYNTAX',
+        at: locate(err.pos[0]),
+        hint: `fix the YAML here (${err.code}); a linter such as yamllint shows the same position`,
+      });
     }
   }
   for (const doc of docs)
@@ -153,8 +150,7 @@ export function scalarField(y: YamlFile, node: unknown): ArgField | undefined {
   // Computed on first use: only words that turn out to be scripts (`sh -c …`) need it.
   let offsets: number[] | null | undefined;
   const charAt = (i: number) => {
-    if (offsets === undefined)
-      offsets = (isScalar(node) && scalarCharOffsets(y.text, node as Scalar)) || null;
+    if (offsets === undefined) offsets = (isScalar(node) && scalarCharOffsets(y.text, node as Scalar)) || null;
     return offsets ? y.locate(offsets[Math.min(i, offsets.length - 1)] ?? 0) : at;
   };
   return { text, at, charAt };

@@ -17,8 +17,7 @@ function check(src: string, expectedAt: Record<number, string>): void {
   const offsets = scalarCharOffsets(src, node);
   assert.ok(offsets, `no map for ${JSON.stringify(src)}`);
   assert.equal(offsets.length, String(node.value).length);
-  for (const [i, ch] of Object.entries(expectedAt))
-    assert.equal(src[offsets[Number(i)]], ch, `char ${i} of ${JSON.stringify(src)}`);
+  for (const [i, ch] of Object.entries(expectedAt)) assert.equal(src[offsets[Number(i)]], ch, `char ${i} of ${JSON.stringify(src)}`);
 }
 
 test('double-quoted, folded over two lines with an escape', () => {
@@ -44,20 +43,17 @@ test('explicit indentation indicators are not mapped (the caller falls back to t
 
 test('property: any string written by the yaml library maps back character by character', () => {
   fc.assert(
-    fc.property(
-      fc.string({ unit: fc.constantFrom('a', ' ', '\n', '"', "'", '\\', '-', ':', '#', 'é', '\t') }),
-      (s) => {
-        const src = stringify({ k: s });
-        const node = scalarOf(src);
-        const offsets = scalarCharOffsets(src, node);
-        if (!offsets) return; // allowed: the caller falls back to the scalar start
-        assert.equal(offsets.length, s.length);
-        for (let i = 0; i < s.length; i++) {
-          assert.ok(offsets[i] >= (node.range?.[0] ?? 0) && offsets[i] <= (node.range?.[1] ?? 0));
-          if (/[a-zé:#-]/.test(s[i])) assert.equal(src[offsets[i]], s[i]);
-        }
-      },
-    ),
+    fc.property(fc.string({ unit: fc.constantFrom('a', ' ', '\n', '"', "'", '\\', '-', ':', '#', 'é', '\t') }), (s) => {
+      const src = stringify({ k: s });
+      const node = scalarOf(src);
+      const offsets = scalarCharOffsets(src, node);
+      if (!offsets) return; // allowed: the caller falls back to the scalar start
+      assert.equal(offsets.length, s.length);
+      for (let i = 0; i < s.length; i++) {
+        assert.ok(offsets[i] >= (node.range?.[0] ?? 0) && offsets[i] <= (node.range?.[1] ?? 0));
+        if (/[a-zé:#-]/.test(s[i])) assert.equal(src[offsets[i]], s[i]);
+      }
+    }),
     { numRuns: 300 },
   );
 });

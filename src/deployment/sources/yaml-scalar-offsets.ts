@@ -36,24 +36,8 @@ export function scalarCharOffsets(src: string, node: Scalar): number[] | undefin
 }
 
 const DOUBLE_ESCAPES: Record<string, string> = {
-  '0': '\0',
-  a: '\x07',
-  b: '\b',
-  t: '\t',
-  '\t': '\t',
-  n: '\n',
-  v: '\v',
-  f: '\f',
-  r: '\r',
-  e: '\x1b',
-  ' ': ' ',
-  '"': '"',
-  '/': '/',
-  '\\': '\\',
-  N: '\u0085',
-  _: '\u00a0',
-  L: '\u2028',
-  P: '\u2029',
+  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b',
+  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
 };
 const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
 
@@ -122,14 +106,11 @@ function decodeFlow(src: string, s: number, e: number, style: 'plain' | 'single'
 function decodeBlock(src: string, start: number, end: number, folded: boolean): Decoded | undefined {
   const headerEnd = src.indexOf('\n', start);
   if (headerEnd < 0) return { chars: [], offsets: [] };
-  const header = src
-    .slice(start + 1, headerEnd)
-    .replace(/\s+#.*$/, '')
-    .trim();
+  const header = src.slice(start + 1, headerEnd).replace(/\s+#.*$/, '').trim();
   if (/\d/.test(header)) return undefined;
   const chomp = header.includes('-') ? 'strip' : header.includes('+') ? 'keep' : 'clip';
   const lines: { text: string; at: number }[] = [];
-  for (let i = headerEnd + 1; i < end;) {
+  for (let i = headerEnd + 1; i < end; ) {
     let j = src.indexOf('\n', i);
     if (j < 0 || j > end) j = end;
     lines.push({ text: src.slice(i, j).replace(/\r$/, ''), at: i });
@@ -141,10 +122,7 @@ function decodeBlock(src: string, start: number, end: number, folded: boolean): 
   const first = lines.find((l) => !spacesOnly(l.text));
   if (!first) return { chars: [], offsets: [] };
   const indent = /^ */.exec(first.text)?.[0].length ?? 0;
-  const content = lines.map((l) => ({
-    text: spacesOnly(l.text) && l.text.length <= indent ? '' : l.text.slice(indent),
-    at: l.at + indent,
-  }));
+  const content = lines.map((l) => ({ text: spacesOnly(l.text) && l.text.length <= indent ? '' : l.text.slice(indent), at: l.at + indent }));
   let last = content.length - 1;
   while (last >= 0 && content[last].text === '') last--;
   const out: Decoded = { chars: [], offsets: [] };
@@ -167,10 +145,7 @@ function decodeBlock(src: string, start: number, end: number, folded: boolean): 
       const fold = folded && pendingBreaks === 0 && !moreIndented(previous.text) && !moreIndented(line.text);
       if (fold) push(' ', line.at);
       else {
-        const breaks =
-          folded && !moreIndented(previous.text) && !moreIndented(line.text)
-            ? pendingBreaks
-            : pendingBreaks + 1;
+        const breaks = folded && !moreIndented(previous.text) && !moreIndented(line.text) ? pendingBreaks : pendingBreaks + 1;
         push('\n'.repeat(breaks), line.at);
       }
     } else {

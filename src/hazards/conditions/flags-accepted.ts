@@ -9,8 +9,7 @@ import type { FlagProblem } from '../../deployment/vllm-parse-types.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 
 function describe(p: FlagProblem): string {
-  if (p.kind === 'ambiguous')
-    return `${p.option} is an ambiguous abbreviation (could match ${p.candidates?.join(', ')})`;
+  if (p.kind === 'ambiguous') return `${p.option} is an ambiguous abbreviation (could match ${p.candidates?.join(', ')})`;
   const hint = p.suggestion ? `; did you mean ${p.suggestion}?` : '';
   const known = p.knownIn?.length ? ` (faultline's tables have it in vLLM ${span(p.knownIn)})` : '';
   return `${p.option}${known}${hint}`;

@@ -29,11 +29,7 @@ export interface VersionBounds {
   record: string;
 }
 
-const flagFor = {
-  vllm: '--vllm-version',
-  flashinfer: '--flashinfer-version',
-  sglang: '--sglang-version',
-} as const;
+const flagFor = { vllm: '--vllm-version', flashinfer: '--flashinfer-version', sglang: '--sglang-version' } as const;
 const nameFor = { vllm: 'vLLM', flashinfer: 'flashinfer-python', sglang: 'SGLang' } as const;
 
 export function affectedVersion(b: VersionBounds): Condition {

@@ -86,8 +86,6 @@ export function reapplySglangRewrites(d: Deployment): void {
   if (!d.sglang) return;
   const table = tableFor(d.versions.sglang?.value).table;
   const before = new Set(d.sglang.rewrites.map((r) => `SGLang sets ${r.field} = `));
-  d.notes = d.notes.filter(
-    (n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value),
-  );
+  d.notes = d.notes.filter((n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value));
   applySglangRewrites(d, { written: d.sglang.written, notes: [], table }, (at) => at);
 }

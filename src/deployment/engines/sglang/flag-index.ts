@@ -4,13 +4,7 @@
  * dest being the ServerArgs field (`tp_size` for --tensor-parallel-size / --tp-size), a
  * store_true switch a `bool` that takes no value. SGLang has no `--no-x` forms, so none are indexed.
  */
-import {
-  abbreviationMatcher,
-  closest,
-  type FlagIndex,
-  type FlagKind,
-  type FlagSpec,
-} from '../../vllm-flags.js';
+import { abbreviationMatcher, closest, type FlagIndex, type FlagKind, type FlagSpec } from '../../vllm-flags.js';
 import { fieldOf, loadTable, type SglangFlag } from './flag-table.js';
 
 const KIND: Record<SglangFlag['kind'], FlagKind> = {
