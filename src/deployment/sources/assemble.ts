@@ -186,7 +186,7 @@ export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Locat
   const sms = new Set(mapped.map((g) => g.value.sm));
   if (sms.size > 1) {
     notes.push({
-      value: `the launch may run on GPUs of different architectures (${mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`).join(', ')}); a GPU-specific hazard is reported only when one of them is in its family; give --gpu to choose one`,
+      value: `the launch may run on GPUs of different architectures (${[...new Set(mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`))].join(', ')}); a GPU-specific hazard is reported only when one of them is in its family; give --gpu to choose one`,
       ...located(mapped[0].at),
     });
     return undefined;

@@ -50,6 +50,9 @@ export function summarizeDeployment(d: Deployment): DeploymentSummary {
     args,
     env,
     gpu: d.gpu ? { name: d.gpu.value.name ?? null, sm: d.gpu.value.sm } : null,
+    ...(d.gpuCandidates ? { gpuCandidates: d.gpuCandidates.map((g) => ({ name: g.value.name ?? null, sm: g.value.sm })) } : {}),
+    ...(d.platform ? { platform: { value: d.platform.value, evidence: d.platform.evidence } } : {}),
+    ...(d.modelFamily ? { modelFamilyFromName: { family: d.modelFamily.value, mla: d.modelFamily.mla, why: d.modelFamily.why } } : {}),
     engine: d.engine,
     versions: {
       vllm: d.versions.vllm?.value ?? null,
