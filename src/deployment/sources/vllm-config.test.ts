@@ -19,3 +19,10 @@ test('detection: vLLM option keys yes; Kubernetes, Compose, Helm values and arbi
   for (const y of yes) assert.equal(isVllmConfig(parseDocument(y).contents), true, y);
   for (const n of no) assert.equal(isVllmConfig(parseDocument(n).contents), false, n);
 });
+
+test('detection: a mapping is an option value only for a JSON-valued option; a `model:` section is data about a model', () => {
+  const yes = ['model: a\ncompilation-config:\n  cudagraph_mode: FULL\n', 'kv-cache-dtype: fp8\nspeculative_config: {method: mtp}\n'];
+  const no = ['meta: {title: x}\nmodel:\n  model_id: a\nfeatures: {}\n', 'model:\n  name: a\nmax-model-len: 4096\n'];
+  for (const y of yes) assert.equal(isVllmConfig(parseDocument(y).contents), true, y);
+  for (const n of no) assert.equal(isVllmConfig(parseDocument(n).contents), false, n);
+});

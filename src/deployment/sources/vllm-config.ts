@@ -28,14 +28,16 @@ export function isVllmConfig(doc: Node | null | undefined): boolean {
   if (!entries.every((e) => OPTION_NAME.test(e.key))) return false;
   if (entries.some((e) => ['apiVersion', 'kind', 'services', 'servingEngineSpec'].includes(e.key)))
     return false;
-  // vLLM reads a mapping value only into a JSON-valued option: a `model:` section, `meta:` or
-  // `features:` mapping makes the file data about a model (a recipe), not options for a server.
-  if (entries.some((e) => isMap(e.value) && !isJsonOption(e.key))) return false;
+  // vLLM reads a mapping value only into a JSON-valued option: a mapping under an option that takes one
+  // value (a `model:` section) makes the file data about a model (a recipe), not options for a server.
+  if (entries.some((e) => isMap(e.value) && isScalarOption(e.key))) return false;
   return entries.some((e) => TELLTALE_KEYS.has(e.key.replace(/_/g, '-')));
 }
 
-function isJsonOption(key: string): boolean {
-  return chooseFlagTable(undefined).index.lookup(`--${key.replace(/_/g, '-')}`)?.spec.kind === 'json';
+/** A vLLM option (of the newest table) that takes one value, never a mapping; unknown names are not. */
+function isScalarOption(key: string): boolean {
+  const kind = chooseFlagTable(undefined).index.lookup(`--${key.replace(/_/g, '-')}`)?.spec.kind;
+  return kind !== undefined && kind !== 'json';
 }
 
 /**
