@@ -177,7 +177,7 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
     const specs = unionWithOlder(newest, minors);
     return {
       table: newest,
-      index: buildFlagIndex(specs, extraFlags),
+      index: buildFlagIndex(specs, strictChoices(extraFlags)),
       authoritative: false,
       describes: version ? `vLLM ${version}` : 'the launch’s vLLM (version unknown)',
       note: version
@@ -190,16 +190,18 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
   const table = loadFlagTable(nearest);
   const release = isRelease(parsed);
   const authoritative = nearest === minor && release;
-  // Off the table's own release, a value outside its choices may be one the build has: a note, not vLLM's error.
-  const specs = withLegacy(table.specs, parsed).map((s) =>
-    !authoritative && s.kind === 'choice' ? { ...s, choicePolicy: 'open' as const } : s,
-  );
+  const specs = withLegacy(table.specs, parsed);
   let note: string | undefined;
   if (nearest !== minor)
     note = `vLLM ${version} is outside faultline's flag tables (0.${minors[0]}–0.${minors[minors.length - 1]}); flags checked against vLLM ${table.release}`;
   else if (!release)
     note = `vLLM ${version} is a pre-release or nightly build: flags checked against the ${table.release} release, which may differ`;
-  return { table, index: buildFlagIndex(specs, extraFlags), authoritative, describes: `vLLM ${version}`, note };
+  return { table, index: buildFlagIndex(specs, strictChoices(extraFlags)), authoritative, describes: `vLLM ${version}`, note };
+}
+
+/** The caller's own flags (the engine's) are not vLLM's: a value outside their choices is always an error. */
+function strictChoices(flags: readonly FlagSpec[]): FlagSpec[] {
+  return flags.map((s) => (s.kind === 'choice' && !s.choicePolicy ? { ...s, choicePolicy: 'strict' as const } : s));
 }
 
 /** A final or post release; a local segment (`+cu128`) is a build of the same release. */
