@@ -41,12 +41,12 @@ export function flagsNotAccepted(): Condition {
       if (definite.length)
         return {
           status: 'met',
-          detail: `${list}: not accepted by ${table?.describes ?? engine}, so it would refuse to start`,
+          detail: `${list}: not accepted by ${table?.describes ?? engine}'s argument parser, so ${engine} would refuse to start`,
           at: definite[0].at,
         };
       return {
         status: 'unknown',
-        detail: `${list}: unknown to faultline's tables (${engine} ${table?.release ?? '?'}); whether ${table?.describes ?? `this ${engine}`} has it is not known (give the ${engine} version of a release to decide it); the rest of the launch is checked with the value as written`,
+        detail: `${list}: unknown to faultline's flag table (${engine} ${table?.release ?? '?'}); whether ${table?.describes ?? `this ${engine}`} has it is not known (give --${engine.toLowerCase()}-version of a release to decide it); the rest of the launch is checked with the value as written`,
         at: problems[0].at,
       };
     },
