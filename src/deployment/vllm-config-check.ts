@@ -14,7 +14,7 @@
  * accepts, so that nothing vLLM starts with is refused.
  */
 import { UserError, type SourceLocation } from '../core/errors.js';
-import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
+import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, OLDER_RELEASE_KEYS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
 import type { ArgValue } from './vllm-parse-types.js';
 import { reportUnknown, type UnknownValueSink } from './unknown-values.js';
 import { closest } from './vllm-flags.js';
@@ -157,6 +157,14 @@ function checkFields(w: Walk, value: Record<string, unknown>, fields: ConfigFiel
   for (const [key, v] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const spec: FieldSpec | undefined = Object.hasOwn(fields, key) ? fields[key] : undefined;
+    if (!spec && !prefix && w.ctx.vllmVersion === undefined && OLDER_RELEASE_KEYS[w.dest]?.includes(key)) {
+      const at = locate(w, path);
+      w.ctx.notes.push({
+        value: `${w.dest}.${path} is a key of older vLLM releases, not of vLLM ${CONFIG_FIELDS_VERSION} (which refuses it); faultline did not check its value`,
+        ...(at ? { at } : {}),
+      });
+      continue;
+    }
     if (!spec) {
       const at = locate(w, path);
       const near = closest(key, Object.keys(fields));

@@ -51,7 +51,10 @@ test('types and choices as SGLang converts them', () => {
   const msgs = bad.problems.map((x) => x.message);
   assert.ok(msgs.some((m) => /invalid int value: 'two'/.test(m)));
   // A choice outside the table may be a newer release's: a flag problem, the value kept as written.
-  assert.deepEqual(bad.flagProblems.map((x) => [x.kind, x.option, x.value]), [['choice', '--kv-cache-dtype', 'fp9']]);
+  assert.deepEqual(
+    bad.flagProblems.map((x) => [x.kind, x.option, x.value]),
+    [['choice', '--kv-cache-dtype', 'fp9']],
+  );
   assert.equal(value(bad, 'kv_cache_dtype'), 'fp9');
   assert.equal(value(bad, 'page_size'), 16, 'Python int() accepts underscores');
   const list = parse('--model-path', 'm', '--lora-paths', 'a=/x', 'b=/y', '--tp-size', '2');
@@ -72,7 +75,10 @@ test('an unknown flag is a problem but its value is kept under its spelled name 
   const p = parse('--model-path', 'm', '--dcp-size', '4', '--tp-size', '8');
   assert.equal(value(p, 'dcp_size'), '4');
   assert.equal(value(p, 'tp_size'), 8);
-  assert.deepEqual(p.flagProblems.map((x) => [x.kind, x.option]), [['unknown', '--dcp-size']]);
+  assert.deepEqual(
+    p.flagProblems.map((x) => [x.kind, x.option]),
+    [['unknown', '--dcp-size']],
+  );
   assert.deepEqual(p.problems, []);
 });
 

@@ -67,7 +67,10 @@ function resolveOption(name: string, idx: SglangOptionIndex, allowAbbrev: boolea
     if (flags.size === 1)
       return { flag: idx.byOption.get(candidates[0]) as SglangFlag, option: candidates[0] };
     if (candidates.length > 1)
-      return { error: `ambiguous option: ${name} could match ${candidates.slice(0, 6).join(', ')}`, candidates };
+      return {
+        error: `ambiguous option: ${name} could match ${candidates.slice(0, 6).join(', ')}`,
+        candidates,
+      };
   }
   return { error: `unrecognized argument ${name}` };
 }
@@ -144,7 +147,12 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
     if ('error' in resolved) {
       out.flagProblems.push(
         resolved.candidates
-          ? { kind: 'ambiguous', option: name, candidates: resolved.candidates, ...(tok.at ? { at: tok.at } : {}) }
+          ? {
+              kind: 'ambiguous',
+              option: name,
+              candidates: resolved.candidates,
+              ...(tok.at ? { at: tok.at } : {}),
+            }
           : { kind: 'unknown', option: name, ...(tok.at ? { at: tok.at } : {}), ...suggestion(name, idx) },
       );
       // Kept under its spelled name (a newer release than the table may know it), with its value

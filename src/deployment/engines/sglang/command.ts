@@ -72,7 +72,9 @@ export function parseSglangCommand(tokens: readonly ArgToken[], version: string 
     table: chosen.table,
     chosen,
     problems,
-    flagProblems: parsed.flagProblems.map((p) => (p.kind === 'choice' ? { ...p, definite: chosen.authoritative } : p)),
+    flagProblems: parsed.flagProblems.map((p) =>
+      p.kind === 'choice' ? { ...p, definite: chosen.authoritative } : p,
+    ),
     notes,
   };
 }
