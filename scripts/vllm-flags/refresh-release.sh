@@ -29,5 +29,6 @@ python3 -c '
 import json, sys
 t = json.load(open(sys.argv[1]))
 s = t["source"]
-print(f"vLLM {t[\"vllmVersion\"]}: {len(t[\"flags\"])} flags from {s[\"repository\"]} {s[\"ref\"]} @ {s[\"commit\"]} ({s[\"date\"]}); {len(t[\"notes\"])} notes -> {sys.argv[2]}")
+print("vLLM %s: %d flags from %s %s @ %s (%s); %d notes -> %s" % (
+    t["vllmVersion"], len(t["flags"]), s["repository"], s["ref"], s["commit"], s["date"], len(t["notes"]), sys.argv[2]))
 ' "$OUT/$minor.json" "data/vllm-flags/$minor.json"
