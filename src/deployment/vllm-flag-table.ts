@@ -75,6 +75,7 @@ const DATA_DIR = join(packageRoot, 'data', 'vllm-flags');
 const SECRET_DESTS = new Set(['api_key', 'hf_token', 'ssl_keyfile_password']);
 
 let minorsCache: { minor: number; file: string }[] | undefined;
+const rawCache = new Map<number, GeneratedTable>();
 const tableCache = new Map<number, FlagTable>();
 const choiceCache = new Map<string, TableChoice>();
 
@@ -93,12 +94,21 @@ function minorFiles(): { minor: number; file: string }[] {
   return minorsCache;
 }
 
-export function loadFlagTable(minor: number): FlagTable {
-  const cached = tableCache.get(minor);
+/** A table as the generator wrote it, read once. */
+function rawTable(minor: number): GeneratedTable {
+  const cached = rawCache.get(minor);
   if (cached) return cached;
   const entry = minorFiles().find((m) => m.minor === minor);
   if (!entry) throw new Error(`no vLLM flag table for 0.${minor}`);
   const raw = JSON.parse(readFileSync(entry.file, 'utf8')) as GeneratedTable;
+  rawCache.set(minor, raw);
+  return raw;
+}
+
+export function loadFlagTable(minor: number): FlagTable {
+  const cached = tableCache.get(minor);
+  if (cached) return cached;
+  const raw = rawTable(minor);
   const table: FlagTable = {
     release: raw.vllmVersion,
     commit: raw.source.commit,
@@ -213,15 +223,21 @@ function isRelease(v: Version): boolean {
 function unionWithOlder(newest: FlagTable, minors: number[]): FlagSpec[] {
   const specs = [...newest.specs.map((s) => ({ ...s })), ...PARSER_FLAGS];
   const byDest = new Map(specs.map((s) => [s.dest, s]));
+  // The older tables are read raw: only a flag the union lacks, or a choice flag, becomes a spec
+  // (converting every flag of every release would cost more than the rest of a lint's start-up).
   for (const minor of [...minors].reverse()) {
-    const t = loadFlagTable(minor);
-    for (const s of t.specs) {
-      const known = byDest.get(s.dest);
+    const raw = rawTable(minor);
+    for (const f of raw.flags) {
+      if (f.positional || f.options.length === 0) continue;
+      const known = byDest.get(destOf(f.options.find((o) => o.startsWith('--')) ?? f.options[0]));
+      if (known && !(known.kind === 'choice' && (f.kind === 'choice' || f.choices))) continue;
+      const s = specOf(f, raw.vllmVersion);
+      if (!s) continue;
       if (!known) {
-        const older = { ...s, note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${t.release}` };
+        const older = { ...s, note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${raw.vllmVersion}` };
         byDest.set(s.dest, older);
         specs.push(older);
-      } else if (known.kind === 'choice' && s.kind === 'choice' && s.choices) {
+      } else if (s.kind === 'choice' && s.choices) {
         // A value some release accepts is not unknown while the release is.
         known.choices = [...new Set([...(known.choices ?? []), ...s.choices])];
       }
