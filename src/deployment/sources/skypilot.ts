@@ -30,9 +30,13 @@ export function launchesFromSkyPilot(y: YamlFile, doc: Node, baseDir: string): L
     unsetReason: 'is not set in envs: (SkyPilot, or `sky launch --env`, sets it at run time)',
   });
   const gpus = acceleratorHints(y, mapGet(mapGet(doc, 'resources'), 'accelerators'));
+  // `image_id: docker:IMAGE` runs the task in that container: its tag may name the vLLM release.
+  const imageId = locatedText(y, mapGet(mapGet(doc, 'resources'), 'image_id'));
+  const image = imageId && /^docker:/.test(imageId.value) ? { ...imageId, value: imageId.value.slice('docker:'.length) } : undefined;
   const nodes = scalarText(y, mapGet(doc, 'num_nodes'));
   for (const l of launches) {
     l.gpuHints.push(...gpus);
+    if (image) l.image ??= image;
     if (nodes && Number(nodes) > 1) l.notes.push({ value: `num_nodes: ${nodes}: the run script runs on every node (SKYPILOT_NODE_RANK tells them apart)`, ...(locOf(y, mapGet(doc, 'num_nodes')) ? { at: locOf(y, mapGet(doc, 'num_nodes')) } : {}) });
     for (const [k, v] of env) if (v.at) l.notes.push({ value: `envs.${k} is the file's default; \`sky launch --env ${k}=…\` overrides it`, at: v.at });
   }
