@@ -9,7 +9,8 @@ import { str, u32, bool, type GgufValue } from './format.js';
 
 /** GPT-2's byte → printable-character table: printable Latin-1 bytes stand for themselves, the rest shift above 255 in byte order. */
 export function gpt2ByteCharacters(): string[] {
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const printable = (b: number) =>
+    (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
   const chars: string[] = [];
   let shifted = 0;
   for (let b = 0; b < 256; b++) chars.push(String.fromCodePoint(printable(b) ? b : 256 + shifted++));

@@ -10,14 +10,16 @@ import type { TensorTypeName } from './format.js';
 export const Q8_0_BLOCK = 32;
 
 export function encodeTensor(values: Float32Array, type: TensorTypeName): Uint8Array {
-  if (type === 'F32') return new Uint8Array(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
+  if (type === 'F32')
+    return new Uint8Array(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
   if (type === 'BF16') return new Uint8Array(f32ArrayToBf16Bits(values).buffer);
   if (type === 'Q8_0') return quantizeQ8_0(values);
   throw new Error(`no encoder for tensor type ${type}`);
 }
 
 function quantizeQ8_0(x: Float32Array): Uint8Array {
-  if (x.length % Q8_0_BLOCK !== 0) throw new Error(`Q8_0 needs a multiple of ${Q8_0_BLOCK} values, got ${x.length}`);
+  if (x.length % Q8_0_BLOCK !== 0)
+    throw new Error(`Q8_0 needs a multiple of ${Q8_0_BLOCK} values, got ${x.length}`);
   const blocks = x.length / Q8_0_BLOCK;
   const out = new Uint8Array(blocks * (2 + Q8_0_BLOCK));
   const view = new DataView(out.buffer);
@@ -29,7 +31,8 @@ function quantizeQ8_0(x: Float32Array): Uint8Array {
     const id = d ? 1 / d : 0;
     const at = b * (2 + Q8_0_BLOCK);
     view.setUint16(at, f32ToF16Bits(d), true);
-    for (let i = 0; i < Q8_0_BLOCK; i++) view.setInt8(at + 2 + i, roundHalfAway(Math.fround(x[base + i] * id)));
+    for (let i = 0; i < Q8_0_BLOCK; i++)
+      view.setInt8(at + 2 + i, roundHalfAway(Math.fround(x[base + i] * id)));
   }
   return out;
 }

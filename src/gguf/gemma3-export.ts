@@ -29,31 +29,60 @@ export interface Gemma3Export {
 }
 
 function refuse(why: string, hint: string): never {
-  throw new UserError(`this model cannot be exported as a llama.cpp gemma3 GGUF: ${why}`, { code: 'E_MODEL', hint });
+  throw new UserError(`this model cannot be exported as a llama.cpp gemma3 GGUF: ${why}`, {
+    code: 'E_MODEL',
+    hint,
+  });
 }
 
 /** The sliding-window period P with layer il sliding iff il % P < P − 1, or a refusal. */
 export function slidingPattern(c: ModelConfig): number {
   const hint = 'llama.cpp gemma3 places sliding and full layers by a fixed period; only such models export';
   if (c.slidingWindow === null) refuse('it has no sliding-window layers (gemma3 needs them)', hint);
-  for (let p = 2; p <= c.numLayers + 1; p++) if (c.layerTypes.every((t, il) => (t === 'sliding') === (il % p < p - 1))) return p;
-  return refuse(`its layer types (${c.layerTypes.join(', ')}) follow no period P of "P − 1 sliding, then 1 full"`, hint);
+  for (let p = 2; p <= c.numLayers + 1; p++)
+    if (c.layerTypes.every((t, il) => (t === 'sliding') === il % p < p - 1)) return p;
+  return refuse(
+    `its layer types (${c.layerTypes.join(', ')}) follow no period P of "P − 1 sliding, then 1 full"`,
+    hint,
+  );
 }
 
 function checkConfig(c: ModelConfig, type: WeightType): void {
   if (c.queryPreAttnScalar !== c.headDim)
-    refuse(`query_pre_attn_scalar ${c.queryPreAttnScalar} ≠ head_dim ${c.headDim}; llama.cpp gemma3 scales attention by 1/sqrt(head_dim)`, 'export a model whose query_pre_attn_scalar equals head_dim');
-  if (c.numLayers === 62) refuse('llama.cpp treats a 62-layer gemma3 as the 27B model and changes its attention scale', 'use another layer count');
-  if (c.finalLogitSoftcap !== null) refuse('it caps its final logits; llama.cpp gemma3 applies no softcap', 'export a model without final_logit_softcapping');
-  const byteVocab = c.vocabSize === 258 && Math.min(c.bosTokenId, c.eosTokenId) === 256 && Math.max(c.bosTokenId, c.eosTokenId) === 257;
-  if (!byteVocab) refuse(`its vocabulary (${c.vocabSize} tokens, BOS ${c.bosTokenId}, EOS ${c.eosTokenId}) is not the byte vocabulary (256 bytes, then BOS and EOS)`, 'only byte-level faultline models export');
+    refuse(
+      `query_pre_attn_scalar ${c.queryPreAttnScalar} ≠ head_dim ${c.headDim}; llama.cpp gemma3 scales attention by 1/sqrt(head_dim)`,
+      'export a model whose query_pre_attn_scalar equals head_dim',
+    );
+  if (c.numLayers === 62)
+    refuse(
+      'llama.cpp treats a 62-layer gemma3 as the 27B model and changes its attention scale',
+      'use another layer count',
+    );
+  if (c.finalLogitSoftcap !== null)
+    refuse(
+      'it caps its final logits; llama.cpp gemma3 applies no softcap',
+      'export a model without final_logit_softcapping',
+    );
+  const byteVocab =
+    c.vocabSize === 258 &&
+    Math.min(c.bosTokenId, c.eosTokenId) === 256 &&
+    Math.max(c.bosTokenId, c.eosTokenId) === 257;
+  if (!byteVocab)
+    refuse(
+      `its vocabulary (${c.vocabSize} tokens, BOS ${c.bosTokenId}, EOS ${c.eosTokenId}) is not the byte vocabulary (256 bytes, then BOS and EOS)`,
+      'only byte-level faultline models export',
+    );
   if (type === 'q8_0')
     for (const [what, n] of [
       ['hidden_size', c.hiddenSize],
       ['intermediate_size', c.intermediateSize],
       ['heads × head_dim', c.numHeads * c.headDim],
     ] as const)
-      if (n % Q8_0_BLOCK !== 0) refuse(`${what} ${n} is not a multiple of ${Q8_0_BLOCK}, Q8_0's block`, 'export with --type f32 or bf16');
+      if (n % Q8_0_BLOCK !== 0)
+        refuse(
+          `${what} ${n} is not a multiple of ${Q8_0_BLOCK}, Q8_0's block`,
+          'export with --type f32 or bf16',
+        );
 }
 
 /** Gemma's norms scale by (1 + w); llama.cpp's gemma3 multiplies by the stored weight, so store 1 + w. */
@@ -88,9 +117,11 @@ export function exportGemma3(model: Model, name: string, type: WeightType): Gemm
   ]);
   const matrixType = TENSOR_TYPE[type];
   const tensors: GgufTensor[] = [];
-  const norm = (name: string, w: Float32Array) => tensors.push({ name, dims: [w.length], type: 'F32', data: encodeTensor(shifted(w), 'F32') });
+  const norm = (name: string, w: Float32Array) =>
+    tensors.push({ name, dims: [w.length], type: 'F32', data: encodeTensor(shifted(w), 'F32') });
   // torch [out, in] row-major is ggml ne [in, out]: the same bytes, the dimensions listed innermost first
-  const matrix = (name: string, w: Float32Array, out: number, inner: number) => tensors.push({ name, dims: [inner, out], type: matrixType, data: encodeTensor(w, matrixType) });
+  const matrix = (name: string, w: Float32Array, out: number, inner: number) =>
+    tensors.push({ name, dims: [inner, out], type: matrixType, data: encodeTensor(w, matrixType) });
   const w = model.weights;
   const { hiddenSize: d, intermediateSize: I, numHeads: Hq, numKvHeads: Hkv, headDim: hd } = c;
   matrix('token_embd.weight', w.embed, c.vocabSize, d);
@@ -113,6 +144,7 @@ export function exportGemma3(model: Model, name: string, type: WeightType): Gemm
   });
   const notes: string[] = [];
   if (w.mtp) notes.push('the MTP head is left out (llama.cpp gemma3 has no slot for it)');
-  if (w.scalesPresent.k || w.scalesPresent.v || w.scalesPresent.q) notes.push('the FP8 attention scales are left out (llama.cpp has no FP8 KV cache)');
+  if (w.scalesPresent.k || w.scalesPresent.v || w.scalesPresent.q)
+    notes.push('the FP8 attention scales are left out (llama.cpp has no FP8 KV cache)');
   return { metadata, tensors, notes };
 }

@@ -25,7 +25,8 @@ class Cursor {
     private readonly fail: (why: string) => never,
   ) {}
   need(n: number): void {
-    if (this.at + n > this.buf.length) this.fail('the header ends before its declared contents (truncated, or not a GGUF)');
+    if (this.at + n > this.buf.length)
+      this.fail('the header ends before its declared contents (truncated, or not a GGUF)');
   }
   u8 = () => (this.need(1), this.buf.readUInt8(this.at++));
   u32 = () => (this.need(4), (this.at += 4), this.buf.readUInt32LE(this.at - 4));
@@ -98,7 +99,10 @@ export function readGgufHeader(path: string, flag = '--model'): GgufHeader {
   } catch {
     throw new UserError(`${path} does not exist`, { code: 'E_MODEL', hint: `pass a GGUF file to ${flag}` });
   }
-  if (!st.isFile()) fail('it is not a file (a faultline model directory is served by the faultline runtime, or exported with `faultline engine export-gguf`)');
+  if (!st.isFile())
+    fail(
+      'it is not a file (a faultline model directory is served by the faultline runtime, or exported with `faultline engine export-gguf`)',
+    );
   const size = Math.min(st.size, MAX_HEADER_BYTES);
   const buf = Buffer.alloc(size);
   const fd = openSync(path, 'r');
@@ -107,7 +111,8 @@ export function readGgufHeader(path: string, flag = '--model'): GgufHeader {
   } finally {
     closeSync(fd);
   }
-  if (size < 4 || buf.toString('latin1', 0, 4) !== GGUF_MAGIC) fail(`it does not start with the magic "${GGUF_MAGIC}"`);
+  if (size < 4 || buf.toString('latin1', 0, 4) !== GGUF_MAGIC)
+    fail(`it does not start with the magic "${GGUF_MAGIC}"`);
   const c = new Cursor(buf, fail);
   c.at = 4;
   const version = c.u32();

@@ -3,7 +3,15 @@
  * bytes at an offset aligned to `general.alignment` (ggml-org/ggml docs/gguf.md, "File Structure").
  * Dimensions are written innermost first (ggml's ne order): a torch [out, in] matrix is [in, out].
  */
-import { DEFAULT_ALIGNMENT, GGUF_MAGIC, GGUF_VERSION, TensorType, ValueType, type GgufValue, type TensorTypeName } from './format.js';
+import {
+  DEFAULT_ALIGNMENT,
+  GGUF_MAGIC,
+  GGUF_VERSION,
+  TensorType,
+  ValueType,
+  type GgufValue,
+  type TensorTypeName,
+} from './format.js';
 
 export interface GgufTensor {
   name: string;
@@ -91,7 +99,10 @@ function writeValue(w: ByteWriter, v: GgufValue): void {
   }
 }
 
-export function serializeGguf(metadata: ReadonlyMap<string, GgufValue>, tensors: readonly GgufTensor[]): Uint8Array {
+export function serializeGguf(
+  metadata: ReadonlyMap<string, GgufValue>,
+  tensors: readonly GgufTensor[],
+): Uint8Array {
   const alignmentValue = metadata.get('general.alignment');
   const alignment = alignmentValue?.type === 'u32' ? alignmentValue.value : DEFAULT_ALIGNMENT;
   const w = new ByteWriter();

@@ -50,11 +50,27 @@ export function registerEngineExportGguf(engine: Command, io: CliIO, exit: (code
 }
 
 function runExport(o: ExportOptions, io: CliIO): void {
-  if (!o.out) throw new UserError('export-gguf needs --out FILE.gguf', { code: 'E_USAGE', hint: 'e.g. faultline engine export-gguf --out tiny-swa.gguf' });
-  if (!(WEIGHT_TYPES as readonly string[]).includes(o.type)) throw new UserError(`--type ${o.type} is not a weight type export-gguf writes`, { code: 'E_USAGE', hint: `use one of ${WEIGHT_TYPES.join(', ')}` });
-  if (o.format !== 'text' && o.format !== 'json') throw new UserError(`--format ${o.format} is not text or json`, { code: 'E_USAGE', hint: 'use --format text or --format json' });
+  if (!o.out)
+    throw new UserError('export-gguf needs --out FILE.gguf', {
+      code: 'E_USAGE',
+      hint: 'e.g. faultline engine export-gguf --out tiny-swa.gguf',
+    });
+  if (!(WEIGHT_TYPES as readonly string[]).includes(o.type))
+    throw new UserError(`--type ${o.type} is not a weight type export-gguf writes`, {
+      code: 'E_USAGE',
+      hint: `use one of ${WEIGHT_TYPES.join(', ')}`,
+    });
+  if (o.format !== 'text' && o.format !== 'json')
+    throw new UserError(`--format ${o.format} is not text or json`, {
+      code: 'E_USAGE',
+      hint: 'use --format text or --format json',
+    });
   const modelDir = o.model ? resolve(io.cwd, o.model) : defaultModelDir(io.cwd);
-  if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
+  if (!modelDir)
+    throw new UserError('no --model given and models/tiny-swa does not exist', {
+      code: 'E_USAGE',
+      hint: 'pass --model DIR (a directory with config.json and safetensors)',
+    });
   const started = performance.now();
   const model = loadModel(modelDir);
   const gguf = exportGemma3(model, basename(modelDir), o.type as WeightType);
@@ -67,11 +83,25 @@ function runExport(o: ExportOptions, io: CliIO): void {
     writeFileSync(partial, bytes);
     renameSync(partial, out);
   } catch (e) {
-    throw new UserError(`cannot write ${out}: ${(e as Error).message}`, { code: 'E_IO', hint: 'choose a writable --out path' });
+    throw new UserError(`cannot write ${out}: ${(e as Error).message}`, {
+      code: 'E_IO',
+      hint: 'choose a writable --out path',
+    });
   }
   const seconds = (performance.now() - started) / 1000;
-  const summary = { out, model: modelDir, architecture: 'gemma3', type: o.type, bytes: bytes.length, tensors: gguf.tensors.length, notes: gguf.notes, seconds: Number(seconds.toFixed(3)) };
+  const summary = {
+    out,
+    model: modelDir,
+    architecture: 'gemma3',
+    type: o.type,
+    bytes: bytes.length,
+    tensors: gguf.tensors.length,
+    notes: gguf.notes,
+    seconds: Number(seconds.toFixed(3)),
+  };
   if (o.format === 'json') return io.out(JSON.stringify(summary, null, 2) + '\n');
-  io.out(`wrote ${out}: gemma3, ${o.type}, ${gguf.tensors.length} tensors, ${(bytes.length / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(2)} s\n`);
+  io.out(
+    `wrote ${out}: gemma3, ${o.type}, ${gguf.tensors.length} tensors, ${(bytes.length / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(2)} s\n`,
+  );
   for (const n of gguf.notes) io.err(`note: ${n}\n`);
 }
