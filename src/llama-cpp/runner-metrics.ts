@@ -22,13 +22,18 @@ export interface LlamaCppCounters {
   draftRefuted: number;
 }
 
-export function runtimeSamples(
-  c: LlamaCppCounters,
-  batch: BatchCounters,
-  o: LlamaCppOptions,
-  capacity: number,
-): RuntimeSample[] {
-  const settings = `cache_type_k="${o.cacheTypeK}",cache_type_v="${o.cacheTypeV}",flash_attn="${o.flashAttn}",swa_full="${o.swaFull}",parallel="${o.parallel}",n_ctx_seq="${capacity}",context_shift="${o.contextShift}",threads="${o.threads}"`;
+/** What the created context reports about itself (not what was asked for). */
+export interface ContextFacts {
+  /** KV cells per sequence. */
+  capacity: number;
+  /** Threads the context evaluates with. */
+  threads: number;
+  /** Tokens per llama_decode. */
+  batchSize: number;
+}
+
+export function runtimeSamples(c: LlamaCppCounters, batch: BatchCounters, o: LlamaCppOptions, facts: ContextFacts): RuntimeSample[] {
+  const settings = `cache_type_k="${o.cacheTypeK}",cache_type_v="${o.cacheTypeV}",flash_attn="${o.flashAttn}",swa_full="${o.swaFull}",parallel="${o.parallel}",n_ctx_seq="${facts.capacity}",n_batch="${facts.batchSize}",context_shift="${o.contextShift}",threads="${facts.threads}"`;
   return [
     {
       name: 'faultline:llama_cpp_config_info',

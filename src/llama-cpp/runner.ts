@@ -159,7 +159,11 @@ export class LlamaCppRunner implements Runner {
         draftTokens: draft ? c.draftValidated + c.draftRefuted : 0,
         acceptedTokens: draft ? c.draftValidated : 0,
       },
-      extra: runtimeSamples(c, this.runtime.batch, this.options, this.sequenceCapacity),
+      extra: runtimeSamples(c, this.runtime.batch, this.options, {
+        capacity: this.sequenceCapacity,
+        threads: this.runtime.context.idealThreads,
+        batchSize: this.runtime.context.batchSize,
+      }),
     };
   }
 
@@ -231,13 +235,17 @@ export class LlamaCppRunner implements Runner {
     const keep = reuse
       ? Math.min(sequence.compareContextTokens(asTokens(prompt)).firstDifferentIndex, prompt.length - 1)
       : 0;
+    // erasing at or below the first cell a sliding-window cache still holds cannot keep the prefix:
+    // node-llama-cpp then evaluates the kept tokens again inside the erase (its meter counts them)
+    const metered = sequence.tokenMeter.usedInputTokens;
     if (sequence.nextTokenIndex > keep)
       await sequence.eraseContextTokenRanges([{ start: keep, end: sequence.nextTokenIndex }]);
-    const cached = sequence.nextTokenIndex;
+    const kept = sequence.nextTokenIndex;
+    const reused = kept - (sequence.tokenMeter.usedInputTokens - metered);
     this.counters.prefixQueries += prompt.length;
-    this.counters.prefixHits += cached;
-    this.counters.promptTokens += prompt.length - cached;
-    return prompt.slice(cached);
+    this.counters.prefixHits += reused;
+    this.counters.promptTokens += prompt.length - reused;
+    return prompt.slice(kept);
   }
 
   /** Feeds tokens; returns the next-token distribution after the last one (and after each one when `everyRow`), counting context shifts. */

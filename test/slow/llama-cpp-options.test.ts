@@ -3,7 +3,8 @@
  * attention and the batch size move the prompt's log-probabilities; --parallel puts several
  * sequences in one batch; --context-shift lets a request run past its sequence and counts the
  * shift; a draft model has its drafts validated; --ctx-size sets what a sequence holds;
- * LLAMA_ATTN_ROT_DISABLE changes a quantized cache's numbers. One GGUF for the file; each case
+ * LLAMA_ATTN_ROT_DISABLE changes a quantized cache's numbers; --swa-full keeps positions
+ * a window-sized cache drops; --threads reaches the context. One GGUF for the file; each case
  * opens its own small context. In test/slow: the eight cases open 14 contexts and score 300-token
  * prompts, about 30 s on an idle core (86 s measured on the shared machine at load 7).
  */
@@ -186,5 +187,23 @@ test('--cache-prompt: a shared prefix is found in the cache and not evaluated ag
       const hits = await metric(s, 'vllm:prefix_cache_hits_total');
       if (cacheReuse) assert.ok(hits >= 59, `only ${hits} prefix tokens reused`);
       else assert.equal(hits, 0);
+    });
+});
+
+test('--swa-full: a prompt sharing only the first 30 tokens of a 300-token one reuses them from a full cache, not from a window-sized one', async () => {
+  for (const swaFull of [false, true])
+    await withServer({ swaFull, batchSize: 16 }, async (s) => {
+      await request(s, { prompt: LONG, max_tokens: 2, temperature: 0 });
+      await request(s, { prompt: [...LONG.slice(0, 30), 65, 66, 67], max_tokens: 2, temperature: 0 });
+      // the window-sized cache (128 + batch cells) no longer holds position 30: the prefix is evaluated again
+      assert.equal(await metric(s, 'vllm:prefix_cache_hits_total'), swaFull ? 30 : 0, `swa-full ${swaFull}`);
+    });
+});
+
+test('--threads: the context evaluates with the threads asked for', async () => {
+  for (const threads of [1, 2])
+    await withServer({ threads }, async (s) => {
+      const text = await (await s.app.request('/metrics')).text();
+      assert.match(text, new RegExp(`faultline:llama_cpp_config_info\\{[^}]*threads="${threads}"`));
     });
 });
