@@ -157,7 +157,7 @@ test('--ctx-size and --context-shift: a request past its sequence is refused wit
   });
 });
 
-test('--model-draft / --draft-max: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
+test('--model-draft / --draft-max / --draft-p-min: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
   const body = {
     prompt: 'Call me Ishmael.',
     max_tokens: 64,
@@ -169,12 +169,15 @@ test('--model-draft / --draft-max: a copy of the model as draft has its drafts v
     {},
     async (s) => (await request(s, body)).json.choices[0].token_ids as number[],
   );
-  await withServer({ modelDraft: gguf, draftMax: 4 }, async (s) => {
+  await withServer({ modelDraft: gguf, draftMax: 4, draftPMin: 0 }, async (s) => {
     const r = await request(s, body);
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.deepEqual(r.json.choices[0].token_ids, plain);
+    // the draft is the target itself, so most drafts hold (a draft decoded alone can still differ at a
+    // near-tie from the target's verify batch); measured 8 validated, 2 refuted over 64 tokens
     const validated = await metric(s, 'faultline:llama_cpp_draft_tokens_validated_total');
-    assert.ok(validated > 0, 'no draft token validated');
+    const refuted = await metric(s, 'faultline:llama_cpp_draft_tokens_refuted_total');
+    assert.ok(validated > refuted, `${validated} draft tokens validated, ${refuted} refuted`);
     assert.equal(await metric(s, 'vllm:spec_decode_num_accepted_tokens_total'), validated);
   });
 });
