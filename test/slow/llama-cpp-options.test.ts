@@ -5,8 +5,8 @@
  * shift; a draft model has its drafts validated; --ctx-size sets what a sequence holds;
  * LLAMA_ATTN_ROT_DISABLE changes a quantized cache's numbers; --swa-full keeps positions
  * a window-sized cache drops; --threads reaches the context. One GGUF for the file; each case
- * opens its own small context. In test/slow: the eight cases open 14 contexts and score 300-token
- * prompts, about 30 s on an idle core (86 s measured on the shared machine at load 7).
+ * opens its own small context. In test/slow: the ten cases open 20 contexts and score 300-token
+ * prompts (86 s for eight of them at load 7, 350 s for all ten at load 20 on the shared machine).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
