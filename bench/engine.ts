@@ -17,6 +17,11 @@
  *   engine vs onnxruntime-node: 1 stream R1×, 16 streams R16× (load L)
  * R = onnxruntime's ms per step / the engine's (default kernel path): above 1 the engine is faster.
  *
+ * llama.cpp is the second anchor, measured in the same rounds (bench/llama-cpp/decode-step.ts): the
+ * same model as a BF16 GGUF, one thread, the B sequences in one context decoding together. Its line:
+ *   engine vs llama.cpp: 1 stream R1×, 16 streams R16× (load L)
+ * R = the engine's tok/s / llama.cpp's (default kernel path; both on BF16 weights).
+ *
  *   npm run bench:engine [-- --rounds 7 --steps 40 --context 200 --all-paths]
  */
 import { loadavg } from 'node:os';
@@ -25,6 +30,7 @@ import { Engine, type EngineOptions } from '../src/engine/engine.js';
 import { loadModel } from '../src/engine/load-model.js';
 import { availableKernels, type KernelPath } from '../src/engine/kernels.js';
 import { numberArg } from './args.js';
+import { llamaCppDecode } from './llama-cpp/decode-step.js';
 import { ortDecode } from './onnx/ort-decode.js';
 
 const ROUNDS = numberArg('rounds', 7);
@@ -39,12 +45,15 @@ const load = () =>
     .join(' ');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+const text = Buffer.from('Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the watery part of the world.');
+/** Prompt b: CONTEXT tokens (BOS, then the text from offset 5b). */
+const promptOf = (b: number) => [256, ...Array.from({ length: CONTEXT - 1 }, (_, i) => text[(i + 5 * b) % text.length])];
+
 /** B sequences prefilled to CONTEXT tokens (different prompts), on one engine. */
 function prefilled(B: number, kernels: KernelPath): Engine {
   const options: EngineOptions = { precision: 'bf16', kvDtype: 'fp8_e4m3', pageSize: 16, cacheKind: 'paged', backend: createReferenceBackend(), kernels, numBlocks: B * Math.ceil((CONTEXT + 16) / 16) + 16 };
   const engine = new Engine(model, options);
-  const text = Buffer.from('Call me Ishmael. Some years ago, never mind how long precisely, having little or no money in my purse, and nothing particular to interest me on shore, I thought I would sail about a little and see the watery part of the world.');
-  for (let b = 0; b < B; b++) engine.forward([{ seqId: b, tokens: [256, ...Array.from({ length: CONTEXT - 1 }, (_, i) => text[(i + 5 * b) % text.length])] }]);
+  for (let b = 0; b < B; b++) engine.forward([{ seqId: b, tokens: promptOf(b) }]);
   return engine;
 }
 
@@ -74,10 +83,12 @@ const ort = await ortDecode(model);
 const paths = availableKernels().filter((p) => p !== 'js' || process.argv.includes('--all-paths'));
 console.log(`engine bench: models/tiny-swa decode step at context ${CONTEXT}, ${ROUNDS} rounds × ${STEPS} steps, one thread; kernel paths: ${paths.join(', ')} (default ${paths[0]})`);
 const ratios: Record<number, number> = {};
+const llamaRatios: Record<number, number> = {};
 for (const B of [1, 16]) {
   const engines = new Map(paths.map((p) => [p, prefilled(B, p)] as const));
   const feeds = ort.feeds(engines.get(paths[0])!.cache, Array.from({ length: B }, (_, b) => b), nextTokens(B));
-  const times = new Map<string, number[]>([...paths.map((p) => [p, []] as [string, number[]]), ['onnxruntime', []]]);
+  const llama = await llamaCppDecode(model, B, Array.from({ length: B }, (_, b) => promptOf(b)), nextTokens(B));
+  const times = new Map<string, number[]>([...paths.map((p) => [p, []] as [string, number[]]), ['onnxruntime', []], ['llama.cpp', []]]);
   const tokens = new Map<string, string>();
   const loads: number[] = [];
   for (let round = 0; round <= ROUNDS; round++) {
@@ -89,6 +100,9 @@ for (const B of [1, 16]) {
     const t0 = performance.now();
     for (let s = 0; s < STEPS; s++) await ort.run(feeds);
     if (round > 0) times.get('onnxruntime')!.push((performance.now() - t0) / STEPS);
+    const t1 = performance.now();
+    for (let s = 0; s < STEPS; s++) await llama.step();
+    if (round > 0) times.get('llama.cpp')!.push((performance.now() - t1) / STEPS);
     loads.push(loadavg()[0]);
   }
   const ortMs = median(times.get('onnxruntime')!);
@@ -99,7 +113,12 @@ for (const B of [1, 16]) {
     console.log(`  engine ${path.padEnd(10)} ${ms.toFixed(3)} ms/step (${((B * 1000) / ms).toFixed(0)} tok/s), ${(ortMs / ms).toFixed(2)}× onnxruntime`);
   }
   console.log(`  next tokens ${same ? 'identical' : 'DIFFER'} across kernel paths; load during the rounds ${median(loads).toFixed(1)} (median of 1-min averages)`);
+  const llamaMs = median(times.get('llama.cpp')!);
+  console.log(`  llama.cpp (BF16 GGUF, one context of ${B} sequence${B > 1 ? 's' : ''}) ${llamaMs.toFixed(3)} ms/step (${((B * 1000) / llamaMs).toFixed(0)} tok/s); its next tokens ${JSON.stringify(llama.lastTokens) === tokens.get(paths[0]) ? 'equal' : 'differ from'} the engine's`);
+  await llama.dispose();
   ratios[B] = ortMs / median(times.get(paths[0])!);
+  llamaRatios[B] = llamaMs / median(times.get(paths[0])!);
 }
 await ort.session.release();
 console.log(`engine vs onnxruntime-node: 1 stream ${ratios[1].toFixed(2)}×, 16 streams ${ratios[16].toFixed(2)}× (load ${load()})`);
+console.log(`engine vs llama.cpp: 1 stream ${llamaRatios[1].toFixed(2)}×, 16 streams ${llamaRatios[16].toFixed(2)}× (load ${load()})`);

@@ -1,7 +1,7 @@
 /** What the HTTP handlers share: the model's facts, the engine driver, limits, metrics, lifecycle. */
 import type { Tokenizer } from '../engine/tokenizer.js';
 import type { ApiShape } from './api-shape.js';
-import type { EngineRunner } from './engine-runner.js';
+import type { Runner } from './runner.js';
 import type { HttpCounters } from './metrics.js';
 
 export interface ServerLimits {
@@ -28,7 +28,7 @@ export interface ServerContext {
   maxModelLen: number;
   tokenizer: Tokenizer;
   /** null while loading: every endpoint but /health and /metrics answers 503. */
-  runner: EngineRunner | null;
+  runner: Runner | null;
   state: 'loading' | 'ready' | 'draining';
   limits: ServerLimits;
   defaults: SamplingDefaults;

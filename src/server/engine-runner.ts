@@ -5,22 +5,14 @@
  * Each submitted request gets a GenerationStream: an async iterable of its events, and abort().
  */
 import type { Scheduler } from '../engine/scheduler.js';
-import type { EmittedToken, Finish, PromptLogprob, SequenceRequest } from '../engine/sequence.js';
+import type { Finish, SequenceRequest } from '../engine/sequence.js';
+import { eventStream, type GenerationStream, type Refusal, type Runner, type RunnerMetrics } from './runner.js';
 
-export type GenerationEvent =
-  | { kind: 'prompt_logprobs'; entries: PromptLogprob[] }
-  /** `finish` is set when the sequence finished in the step that emitted these tokens (one chunk, as vLLM streams it). */
-  | { kind: 'tokens'; tokens: EmittedToken[]; finish?: Finish }
-  | { kind: 'finish'; finish: Finish };
-
-export interface GenerationStream extends AsyncIterable<GenerationEvent> {
-  /** Stops the sequence at the next step (see SequenceHandle.abort). */
-  abort(finish?: Finish): void;
-}
+export type { GenerationEvent, GenerationStream } from './runner.js';
 
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class EngineRunner {
+export class EngineRunner implements Runner {
   private running = false;
   private idleWaiters: (() => void)[] = [];
   private closed = false;
@@ -33,44 +25,39 @@ export class EngineRunner {
 
   submit(request: SequenceRequest): GenerationStream {
     if (this.closed) throw new Error('the engine is shutting down');
-    const queue: GenerationEvent[] = [];
-    let wake: (() => void) | null = null;
-    let done = false;
-    const push = (e: GenerationEvent) => {
-      queue.push(e);
-      if (e.kind === 'finish') done = true;
-      wake?.();
-      wake = null;
-    };
-    const handle = this.scheduler.submit(request, {
+    let handle: { abort(finish?: Finish): void } | null = null;
+    const { stream, push } = eventStream((finish) => {
+      handle?.abort(finish);
+      this.kick();
+    });
+    handle = this.scheduler.submit(request, {
       onPromptLogprobs: (entries) => push({ kind: 'prompt_logprobs', entries }),
       onTokens: (tokens) => push({ kind: 'tokens', tokens }),
       onFinish: (finish) => push({ kind: 'finish', finish }),
     });
     this.kick();
+    return stream;
+  }
+
+  /** The engine implements every field the routes accept. */
+  refusal(): Refusal | null {
+    return null;
+  }
+
+  metrics(): RunnerMetrics {
+    const s = this.scheduler;
+    const c = s.counters;
+    const kv = s.engine.kvBlocks;
     return {
-      abort: (finish?: Finish) => {
-        if (done) return;
-        handle.abort(finish);
-        this.kick();
-      },
-      async *[Symbol.asyncIterator]() {
-        for (;;) {
-          while (queue.length) {
-            const e = queue.shift()!;
-            const next = queue[0];
-            if (e.kind === 'tokens' && next?.kind === 'finish') {
-              queue.shift();
-              yield { ...e, finish: next.finish };
-              return;
-            }
-            yield e;
-            if (e.kind === 'finish') return;
-          }
-          if (done) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-        }
-      },
+      running: s.numRunning,
+      waiting: s.numWaiting,
+      finished: { ...c.finished },
+      promptTokens: c.promptTokens,
+      generationTokens: c.generationTokens,
+      spec: { drafts: c.specDrafts, draftTokens: c.specDraftTokens, acceptedTokens: c.specAcceptedTokens },
+      preemptions: c.preemptions,
+      kv: kv ? { pageSize: kv.pageSize, numBlocks: kv.numBlocks, prefixCaching: kv.prefixCaching, usage: kv.usage, queries: kv.stats.queries, hits: kv.stats.hits } : undefined,
+      extra: [{ name: 'faultline:engine_steps_total', type: 'counter', help: 'Engine steps (one batched forward each).', value: c.steps }],
     };
   }
 

@@ -73,9 +73,7 @@ export function planGeneration(
   const temperature = body.temperature ?? ctx.defaults.temperature;
   const topK = body.top_k ?? ctx.defaults.topK;
   const stop = body.stop === null || body.stop === undefined ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
-  return {
-    promptIds,
-    request: {
+  const request: SequenceRequest = {
       promptIds,
       maxTokens,
       minTokens: Math.min(body.min_tokens ?? 0, maxTokens),
@@ -87,7 +85,12 @@ export function planGeneration(
       promptLogprobs: o.promptLogprobs,
       penalties,
       logprobsMode: ctx.logprobsMode,
-    },
+  };
+  const refusal = ctx.runner?.refusal(request);
+  if (refusal) throw badRequest(refusal.message, refusal.param);
+  return {
+    promptIds,
+    request,
     stop: stop.filter((s) => s.length > 0),
     includeStop: body.include_stop_str_in_output ?? false,
     scoreOnly: o.scoreOnly,

@@ -25,32 +25,32 @@ export function renderMetrics(ctx: ServerContext): string {
     lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     for (const [labels, value] of samples) lines.push(`${name}{${labels}} ${value}`);
   };
-  const s = ctx.runner?.scheduler;
-  const c = s?.counters;
-  metric('vllm:num_requests_running', 'gauge', 'Requests in the running batch.', [[label, s?.numRunning ?? 0]]);
-  metric('vllm:num_requests_waiting', 'gauge', 'Requests waiting to be scheduled.', [[label, s?.numWaiting ?? 0]]);
+  const m = ctx.runner?.metrics();
+  metric('vllm:num_requests_running', 'gauge', 'Requests in the running batch.', [[label, m?.running ?? 0]]);
+  metric('vllm:num_requests_waiting', 'gauge', 'Requests waiting to be scheduled.', [[label, m?.waiting ?? 0]]);
   metric(
     'vllm:request_success_total',
     'counter',
     'Finished requests by finish reason.',
-    (['stop', 'length', 'abort', 'error'] as const).map((r) => [`${label},finished_reason="${r}"`, c?.finished[r] ?? 0]),
+    (['stop', 'length', 'abort', 'error'] as const).map((r) => [`${label},finished_reason="${r}"`, m?.finished[r] ?? 0]),
   );
-  metric('vllm:prompt_tokens_total', 'counter', 'Prompt tokens processed.', [[label, c?.promptTokens ?? 0]]);
-  metric('vllm:generation_tokens_total', 'counter', 'Tokens generated.', [[label, c?.generationTokens ?? 0]]);
-  metric('vllm:spec_decode_num_drafts_total', 'counter', 'Verification steps that carried drafts.', [[label, c?.specDrafts ?? 0]]);
-  metric('vllm:spec_decode_num_draft_tokens_total', 'counter', 'Draft tokens proposed.', [[label, c?.specDraftTokens ?? 0]]);
-  metric('vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Draft tokens accepted.', [[label, c?.specAcceptedTokens ?? 0]]);
-  const kv = s?.engine.kvBlocks;
+  metric('vllm:prompt_tokens_total', 'counter', 'Prompt tokens processed.', [[label, m?.promptTokens ?? 0]]);
+  metric('vllm:generation_tokens_total', 'counter', 'Tokens generated.', [[label, m?.generationTokens ?? 0]]);
+  // a runtime that does not count verify steps leaves num_drafts out rather than report a made-up 0
+  if (!m || m.spec.drafts !== undefined) metric('vllm:spec_decode_num_drafts_total', 'counter', 'Verification steps that carried drafts.', [[label, m?.spec.drafts ?? 0]]);
+  metric('vllm:spec_decode_num_draft_tokens_total', 'counter', 'Draft tokens proposed.', [[label, m?.spec.draftTokens ?? 0]]);
+  metric('vllm:spec_decode_num_accepted_tokens_total', 'counter', 'Draft tokens accepted.', [[label, m?.spec.acceptedTokens ?? 0]]);
+  const kv = m?.kv;
   if (kv) {
     // vLLM's cache_config_info carries the cache's size as labels: a client reads the KV capacity here
     const info = `${label},block_size="${kv.pageSize}",num_gpu_blocks="${kv.numBlocks}",enable_prefix_caching="${kv.prefixCaching ? 'True' : 'False'}"`;
     metric('vllm:cache_config_info', 'gauge', 'Information of the KV cache configuration.', [[info, 1]]);
     metric('vllm:kv_cache_usage_perc', 'gauge', 'KV-cache usage: 1 means 100 percent.', [[label, kv.usage]]);
-    metric('vllm:prefix_cache_queries_total', 'counter', 'Prompt tokens looked up in the prefix cache.', [[label, kv.stats.queries]]);
-    metric('vllm:prefix_cache_hits_total', 'counter', 'Prompt tokens found in the prefix cache.', [[label, kv.stats.hits]]);
+    metric('vllm:prefix_cache_queries_total', 'counter', 'Prompt tokens looked up in the prefix cache.', [[label, kv.queries]]);
+    metric('vllm:prefix_cache_hits_total', 'counter', 'Prompt tokens found in the prefix cache.', [[label, kv.hits]]);
   }
-  metric('vllm:num_preemptions_total', 'counter', 'Preemptions (a sequence recomputed after its KV blocks were taken).', [[label, c?.preemptions ?? 0]]);
-  metric('faultline:engine_steps_total', 'counter', 'Engine steps (one batched forward each).', [[label, c?.steps ?? 0]]);
+  if (!m || m.preemptions !== undefined) metric('vllm:num_preemptions_total', 'counter', 'Preemptions (a sequence recomputed after its KV blocks were taken).', [[label, m?.preemptions ?? 0]]);
+  for (const x of m?.extra ?? []) metric(x.name, x.type, x.help, [[x.labels ? `${label},${x.labels}` : label, x.value]]);
   metric(
     'faultline:http_responses_total',
     'counter',

@@ -22,6 +22,10 @@ import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../.
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
 import { listen } from '../../server/listen.js';
+import type { ServerContext } from '../../server/context.js';
+import type { Runner } from '../../server/runner.js';
+import type { Hono } from 'hono';
+import { LLAMA_CPP_FLAGS } from '../../llama-cpp/flags.js';
 import type { CliIO } from '../io.js';
 import { defaultModelDir } from './default-model.js';
 import { parseEngineArgv } from './engine-argv.js';
@@ -93,6 +97,17 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   ${Object.keys(ACCEPTED_WITHOUT_EFFECT)
     .map((d) => `--${d.replace(/_/g, '-')}`)
     .join(', ')} are accepted without effect.
+Runtime:
+  --runtime faultline|llama.cpp    faultline (default): the reference engine, flags as above.
+                                   llama.cpp: llama.cpp v0.4.0 (node-llama-cpp 3.21.1, CPU) on a GGUF from
+                                   \`faultline engine export-gguf\`, with llama-server's option names:
+${LLAMA_CPP_FLAGS.filter((f) => f.dest !== 'runtime')
+  .map((f) => {
+    const names = `    ${[...f.names, ...(f.negatives ?? [])].join(', ')}${f.kind === 'bool' ? '' : ' V'}`;
+    return names.length < 36 ? names.padEnd(37) + f.help : `${names}\n${' '.repeat(37)}${f.help}`;
+  })
+  .join('\n')}
+    LLAMA_ATTN_ROT_DISABLE=1 (environment) turns off llama.cpp's Hadamard rotation of quantized K/V
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
   POST /tokenize, POST /detokenize, GET /metrics; with --api sglang also POST /generate,
   GET /model_info, GET /get_model_info, GET /health_generate.
@@ -203,7 +218,27 @@ function samplingDefaults(modelDir: string, mode: string): { defaults: Partial<S
   return { defaults: d, note: Object.keys(d).length ? `sampling defaults from generation_config.json: ${JSON.stringify(d)}` : undefined };
 }
 
+/** `--runtime faultline|llama.cpp` (or `--runtime=…`), wherever it stands. */
+function runtimeOf(flags: readonly string[]): string {
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '--runtime') return flags[i + 1] ?? '';
+    if (flags[i].startsWith('--runtime=')) return flags[i].slice('--runtime='.length);
+  }
+  return 'faultline';
+}
+
+function withoutRuntime(flags: readonly string[]): string[] {
+  return flags.filter((f, i) => f !== '--runtime' && flags[i - 1] !== '--runtime' && !f.startsWith('--runtime='));
+}
+
 async function runServe(flags: string[], io: CliIO): Promise<void> {
+  const runtime = runtimeOf(flags);
+  if (runtime === 'llama.cpp') {
+    const { runLlamaCppServe } = await import('./engine-serve-llama-cpp.js');
+    return runLlamaCppServe(flags, io, listenUntilStopped);
+  }
+  if (runtime !== 'faultline') throw new UserError(`--runtime ${runtime} is not a runtime`, { code: 'E_USAGE', hint: 'use --runtime faultline (default) or --runtime llama.cpp' });
+  flags = withoutRuntime(flags);
   const { args, model: modelArg } = parseFlags(flags, io);
   const modelDir = modelArg ? resolve(io.cwd, modelArg.value) : defaultModelDir(io.cwd);
   if (!modelDir) throw new UserError('no --model given and models/tiny-swa does not exist', { code: 'E_USAGE', hint: 'pass --model DIR (a directory with config.json and safetensors)' });
@@ -261,6 +296,11 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   for (const f of stateFaults) io.err(`note: stateful fault model ${f} is on (a MODEL of a public bug): ${stateFaultModel(f).summary}\n`);
   if (built.engine.kvBlocks) io.err(`KV cache: ${built.engine.kvBlocks.numBlocks} blocks of ${settings.pageSize} tokens · prefix caching ${built.engine.kvBlocks.prefixCaching ? 'on' : 'off'}\n`);
 
+  await listenUntilStopped({ app: built.app, ctx: built.ctx, runner: built.runner }, host, port, shutdownSeconds, io);
+}
+
+/** Binds the port, prints "listening on URL", and on SIGTERM / SIGINT drains the runner and closes the server. */
+export async function listenUntilStopped(built: { app: Hono; ctx: ServerContext; runner: Runner }, host: string, port: number, shutdownSeconds: number, io: CliIO): Promise<void> {
   const server = await listen(built.app, host, port);
   io.out(`listening on ${server.url}\n`);
 

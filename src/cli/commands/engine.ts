@@ -18,6 +18,7 @@ import { loadModel } from '../../engine/load-model.js';
 import { singleSequenceEngine } from '../../engine/single-sequence-engine.js';
 import { createByteTokenizer, type Tokenizer } from '../../engine/tokenizer.js';
 import type { CliIO } from '../io.js';
+import { registerEngineExportGguf } from './engine-export-gguf.js';
 import { registerEngineServe } from './engine-serve.js';
 import type { RegisterCommand } from './index.js';
 import { defaultModelDir } from './default-model.js';
@@ -77,6 +78,7 @@ export const registerEngine: RegisterCommand = (program: Command, io: CliIO, exi
       exit(0);
     });
   registerEngineServe(engine, io, exit);
+  registerEngineExportGguf(engine, io, exit);
 };
 
 function runGenerate(flags: string[], io: CliIO): void {

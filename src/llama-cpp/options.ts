@@ -1,0 +1,76 @@
+/**
+ * The llama.cpp runtime's settings, under llama-server's own option names and short forms, so a
+ * llama-server launch line reads the same here. Each maps onto node-llama-cpp 3.21.1's option of
+ * the same effect (research llama-cpp-engine.md §2); what node-llama-cpp cannot set is refused.
+ */
+import { UserError, type SourceLocation } from '../core/errors.js';
+
+/** KV cache types llama-server accepts for --cache-type-k/-v (llama.cpp v0.4.0 common/arg.cpp kv_cache_types), as node-llama-cpp's GgmlType keys. */
+export const CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'] as const;
+export type CacheType = (typeof CACHE_TYPES)[number];
+export const FLASH_ATTN = ['on', 'off', 'auto'] as const;
+export type FlashAttn = (typeof FLASH_ATTN)[number];
+
+export interface LlamaCppOptions {
+  /** Total KV cells over all sequences (llama-server's -c: each of the --parallel sequences gets ctx-size / parallel). */
+  ctxSize: number | null;
+  parallel: number;
+  flashAttn: FlashAttn;
+  cacheTypeK: CacheType;
+  cacheTypeV: CacheType;
+  swaFull: boolean;
+  /** null: node-llama-cpp's default (512, or less for a small context). */
+  batchSize: number | null;
+  contextShift: boolean;
+  modelDraft: string | null;
+  draftMax: number;
+  draftMin: number;
+  /** Least probability a drafted token needs for drafting to go on (node-llama-cpp's minConfidence; 0: always draft). */
+  draftPMin: number;
+  threads: number;
+  /** Reuse the longest cached prefix of a free sequence (llama-server's cache_prompt, on by default there too). */
+  cacheReuse: boolean;
+}
+
+export const DEFAULT_OPTIONS: LlamaCppOptions = {
+  ctxSize: null,
+  parallel: 4,
+  flashAttn: 'auto',
+  cacheTypeK: 'f16',
+  cacheTypeV: 'f16',
+  swaFull: false,
+  batchSize: null,
+  contextShift: false,
+  modelDraft: null,
+  draftMax: 16,
+  draftMin: 0,
+  // node-llama-cpp's default (llama-server's own is 0.75)
+  draftPMin: 0.6,
+  // two threads decode 10–15× slower on the shared 2-core machines (research §7)
+  threads: 1,
+  cacheReuse: true,
+};
+
+export const isQuantized = (t: CacheType) => t !== 'f32' && t !== 'f16' && t !== 'bf16';
+
+/** Checks that need no model: a quantized V cache needs flash attention (llama.cpp refuses it at context creation otherwise). */
+export function checkOptions(o: LlamaCppOptions, at: (flag: string) => SourceLocation | undefined): void {
+  if (isQuantized(o.cacheTypeV) && o.flashAttn === 'off')
+    throw new UserError(
+      `--cache-type-v ${o.cacheTypeV} is a quantized V cache, and llama.cpp needs flash attention for it ("quantized V cache requires flash_attn")`,
+      {
+        code: 'E_ENGINE_FLAG',
+        at: at('flash_attn') ?? at('cache_type_v'),
+        hint: 'use --flash-attn on (or auto), or an unquantized --cache-type-v (f16, bf16, f32)',
+      },
+    );
+  if (o.ctxSize !== null && o.ctxSize < o.parallel)
+    throw new UserError(
+      `--ctx-size ${o.ctxSize} is smaller than --parallel ${o.parallel}: each sequence gets ctx-size / parallel cells`,
+      {
+        code: 'E_USAGE',
+        at: at('ctx_size'),
+        hint: 'raise --ctx-size or lower --parallel',
+      },
+    );
+}
