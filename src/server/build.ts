@@ -50,6 +50,8 @@ export interface ServerConfig {
   /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
   apiShape?: ApiShape;
   logprobsMode?: LogprobsMode;
+  /** Tokens per streamed event (stream-interval.ts); default 1, 0: the whole completion in one event. */
+  streamInterval?: number;
 }
 
 export interface BuiltServer {
@@ -103,6 +105,7 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
     apiShape: cfg.apiShape ?? 'vllm',
     logprobsMode: cfg.logprobsMode ?? 'raw_logprobs',
+    streamInterval: cfg.streamInterval ?? 1,
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

@@ -36,6 +36,8 @@ export interface ServerContext {
   returnTokensAsTokenIds: boolean;
   /** Which engine's API the server answers in (api-shape.ts). */
   apiShape: ApiShape;
+  /** --stream-interval: tokens per streamed event (stream-interval.ts); 0: the whole completion in one. */
+  streamInterval: number;
   /** --logprobs-mode: raw (default) or processed log-probabilities in responses. */
   logprobsMode: LogprobsMode;
   /** Unix seconds, for /v1/models `created`. */

@@ -33,6 +33,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'shutdown_timeout', kind: 'float' },
   { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
   { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
+  { dest: 'stream_interval', kind: 'int', help: 'tokens per streamed event (0: the whole completion in one event)' },
   { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/speculative/penalties-dropped.ts)' },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
@@ -85,6 +86,9 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
   --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
                                    (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
                                    and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
+  --stream-interval N              tokens per streamed event (default 1; the last event may carry
+                                   fewer), as servers with a stream interval, accepted drafts or a
+                                   buffering proxy send them; 0: the whole completion in one event
   --spec-fault-model specdec-penalties-dropped
                                    verify steps ignore sampling penalties, as vLLM V1 did before
                                    PR #19482 (FL013); off by default, needs --speculative-config
@@ -249,6 +253,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     stateFaults,
     apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
     logprobsMode: logprobsModeOf(args),
+    streamInterval: positiveInt(args, 'stream_interval', 1, 0),
   });
 
   const a = settings.attention;
@@ -259,6 +264,7 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   if (specFault) io.err(`note: ${spec ? SPEC_FAULT_SUMMARY[specFault] : `--spec-fault-model ${specFault} has no effect without --speculative-config`}\n`);
   for (const n of notes) io.err(`note: ${n}\n`);
   for (const f of stateFaults) io.err(`note: stateful fault model ${f} is on (a MODEL of a public bug): ${stateFaultModel(f).summary}\n`);
+  if (built.ctx.streamInterval !== 1) io.err(`streaming: ${built.ctx.streamInterval === 0 ? 'the whole completion in one event' : `${built.ctx.streamInterval} tokens per event`}\n`);
   if (built.engine.kvBlocks) io.err(`KV cache: ${built.engine.kvBlocks.numBlocks} blocks of ${settings.pageSize} tokens · prefix caching ${built.engine.kvBlocks.prefixCaching ? 'on' : 'off'}\n`);
 
   const server = await listen(built.app, host, port);

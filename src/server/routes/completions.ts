@@ -12,6 +12,7 @@ import { choicePlans, collectGeneration, ensureReady, planGeneration, runGenerat
 import { newRequestId, readJson, unixNow } from '../http-body.js';
 import { CompletionLogprobsBuilder, emptyCompletionLogprobs, promptLogprobsJson, TokenNames } from '../logprobs-format.js';
 import { mergeTagged } from '../merge.js';
+import { regroupDeltas } from '../stream-interval.js';
 import { completionSchema, parseBody, type CompletionBody } from '../request-fields.js';
 import { sseResponse } from '../sse.js';
 
@@ -107,7 +108,7 @@ async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], prompt
     ...o.head,
     choices: [{ index, text, logprobs, finish_reason: finish?.reason ?? null, stop_reason: finish ? finish.stopReason : null }],
   });
-  for await (const { index, value: d } of mergeTagged(plans.map((p) => runGeneration(ctx, p, signal)))) {
+  for await (const { index, value: d } of mergeTagged(plans.map((p) => regroupDeltas(runGeneration(ctx, p, signal), ctx.streamInterval)))) {
     let text = '';
     const lp = o.logprobs === null ? null : emptyCompletionLogprobs();
     if (!echoed[index]) {
