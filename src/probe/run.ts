@@ -17,6 +17,7 @@ import { summarizePositions } from '../oracle/positions.js';
 import { DEFAULT_REPETITION } from '../oracle/repetition.js';
 import { DEFAULT_SEQUENTIAL, SequentialTest, tokenRate, type EndpointVerdict } from '../oracle/stats.js';
 import type { Generation, ScoredToken } from '../oracle/types.js';
+import { commonLength } from './early-stop.js';
 import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/verdict.js';
 import { ProbeClient, RetryBudget, type Attempt, type CallResult } from './client.js';
 import { buildExamples } from './examples.js';
@@ -194,8 +195,9 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       if (f.errors.length > 0 || !f.reference || !f.candidate)
         judgement = failedJudgement(f.errors.length ? f.errors : ['incomplete exchange']);
       else {
-        const ref = f.reference!;
-        const cand = f.candidate!;
+        const common = commonLength(f.reference, f.candidate, f.spec.maxTokens);
+        const ref = common.reference;
+        const cand = common.candidate;
         const margin = margins.next(ref, cand, f.promptTokens.length);
         judgement = judgeRequest({
           reference: ref,
@@ -207,6 +209,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
           thresholds: config.thresholds,
           repetition: config.repetition,
         });
+        if (common.note) judgement = { ...judgement, notes: [...judgement.notes, common.note] };
       }
       records.push({
         id: f.spec.id,

@@ -4,6 +4,7 @@
  */
 import type { Generation, ScoredToken } from '../oracle/types.js';
 import type { CallResult, ProbeClient } from './client.js';
+import { lengthProblem } from './early-stop.js';
 import {
   detokenizeRequest,
   generationRequest,
@@ -59,9 +60,9 @@ export class ServerApi {
     return r;
   }
 
-  async tokenize(text: string, signal?: AbortSignal): Promise<CallResult<number[]>> {
+  async tokenize(text: string, signal?: AbortSignal, o: { addSpecialTokens?: boolean } = {}): Promise<CallResult<number[]>> {
     const r = mapResult(
-      await this.client.postJson('/tokenize', tokenizeRequest(this.model, text), signal),
+      await this.client.postJson('/tokenize', tokenizeRequest(this.model, text, o.addSpecialTokens ?? true), signal),
       parseTokenize,
     );
     if (r.ok && r.value.maxModelLen !== undefined) this.maxModelLen ??= r.value.maxModelLen;
@@ -88,10 +89,8 @@ export class ServerApi {
     );
     return mapResult(r, (json) => {
       const g = generationFrom(parseCompletion(json));
-      if (g.tokens.length !== settings.maxTokens)
-        throw new ResponseError(
-          `asked for ${settings.maxTokens} tokens with ignore_eos, got ${g.tokens.length} (finish_reason ${g.finishReason ?? 'none'})`,
-        );
+      const problem = lengthProblem(g, settings.maxTokens);
+      if (problem) throw new ResponseError(problem);
       return g;
     });
   }
@@ -155,8 +154,8 @@ export class ServerApi {
     const r = await this.client.postJson('/generate', sglangGenerateRequest(prompt, settings), signal);
     return mapResult(r, (json) => {
       const g = generationFromSglang(json);
-      if (g.tokens.length !== settings.maxTokens)
-        throw new ResponseError(`asked for ${settings.maxTokens} tokens with ignore_eos, got ${g.tokens.length} (finish_reason ${g.finishReason ?? 'none'})`);
+      const problem = lengthProblem(g, settings.maxTokens);
+      if (problem) throw new ResponseError(problem);
       return g;
     });
   }

@@ -18,12 +18,17 @@ function join(held: Delta, d: Delta): Delta {
   return {
     text: held.text + d.text,
     tokens: [...held.tokens, ...d.tokens],
-    ...(held.promptLogprobs || d.promptLogprobs ? { promptLogprobs: held.promptLogprobs ?? d.promptLogprobs } : {}),
+    ...(held.promptLogprobs || d.promptLogprobs
+      ? { promptLogprobs: held.promptLogprobs ?? d.promptLogprobs }
+      : {}),
     ...(d.finish ? { finish: d.finish } : {}),
   };
 }
 
-export async function* regroupDeltas(deltas: AsyncGenerator<Delta>, interval: StreamInterval): AsyncGenerator<Delta> {
+export async function* regroupDeltas(
+  deltas: AsyncGenerator<Delta>,
+  interval: StreamInterval,
+): AsyncGenerator<Delta> {
   if (interval === 1) return yield* deltas;
   let held: Delta | undefined;
   // a client that goes away returns this generator; for-await then returns the engine's, which aborts

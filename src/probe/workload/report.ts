@@ -7,6 +7,7 @@ import type { PromptLogprobComparison } from '../../oracle/prompt-logprobs.js';
 import type { SequentialState } from '../../oracle/stats.js';
 import type { EndpointVerdict } from '../../oracle/stats.js';
 import type { RequestJudgement } from '../../oracle/verdict.js';
+import type { CountedBy } from '../stream-tokens.js';
 import type { KvCapacity } from './capacity.js';
 import type { WorkloadFeature, WorkloadTrace } from './trace.js';
 
@@ -23,6 +24,10 @@ export interface WorkloadRecord {
   errors: string[];
   judgement?: RequestJudgement;
   promptLogprobs?: PromptLogprobComparison;
+  /** Why the request started although its trigger never fired (the request it waited on ended first). */
+  started?: string;
+  /** A streamed-then-cancelled request: tokens and events seen (several tokens per event on some servers). */
+  streamed?: { tokens: number; events: number; countedBy?: CountedBy };
 }
 
 export interface FeatureShare {

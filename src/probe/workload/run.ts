@@ -6,6 +6,7 @@
  * Failed or cut-off requests never count as clean, and any of them rules CLEAN out.
  */
 import { UserError } from '../../core/errors.js';
+import { commonLength } from '../early-stop.js';
 import { comparePromptLogprobs } from '../../oracle/prompt-logprobs.js';
 import { DEFAULT_MARGIN_POLICY, RunningMargin } from '../../oracle/margin.js';
 import { DEFAULT_SEQUENTIAL, SequentialTest, type SequentialPolicy } from '../../oracle/stats.js';
@@ -102,6 +103,7 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
         }
       c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
     }
+    notes.push(...streamingNotes(records));
     let final = sequential.current.verdict === 'continue' ? sequential.finish() : { ...sequential.current };
     const lost = records.filter((r) => r.outcome === 'failed' || r.outcome === 'cut-off').length;
     if (final.verdict === 'CLEAN' && lost > 0)
@@ -179,28 +181,49 @@ async function judgeOne(q: TraceRequest, round: number, got: RoundOutcome | unde
   if (!got) return record(q, round, 'cut-off', { errors: ['never started'] });
   if (got.kind === 'cut-off') return record(q, round, 'cut-off', { errors: [got.reason] });
   if (got.kind === 'failed') return record(q, round, 'failed', { errors: [`target: ${got.error}`] });
-  if (got.kind === 'cancelled')
-    return { ...record(q, round, 'cancelled'), ...(got.cancelled ? {} : { notes: `${q.id} finished after ${got.tokens} tokens, before the trace could cancel it` }) };
+  const started = got.released ? { started: `started when ${got.released}` } : {};
+  if (got.kind === 'cancelled') {
+    const streamed = { streamed: { tokens: got.tokens, events: got.events, ...(got.countedBy ? { countedBy: got.countedBy } : {}) } };
+    const finishedFirst = `${q.id} finished after ${got.tokens} token(s) in ${got.events} streamed event(s), before the trace could cancel it`;
+    return { ...record(q, round, 'cancelled', { ...started, ...streamed }), ...(got.cancelled ? {} : { notes: finishedFirst }) };
+  }
   if (!got.result.ok) return record(q, round, 'failed', { errors: [`target: ${got.result.error}`] });
   const cand = got.result.value;
   const alone = await exchange(reference, q, c.logprobs, seed, c.signal);
   if (!alone.ok) return record(q, round, 'failed', { errors: [`reference: ${alone.error}`] });
   const ref = alone.value;
-  const differ = ref.generation.tokens.some((t, i) => t !== cand.generation.tokens[i]);
-  const scores = differ ? await reference.score(q.prompt, cand.generation.tokens, c.logprobs, seed, c.signal) : undefined;
+  const common = commonLength(ref.generation, cand.generation, q.maxTokens);
+  const differ = common.reference.tokens.some((t, i) => t !== common.candidate.tokens[i]);
+  const scores = differ ? await reference.score(q.prompt, common.candidate.tokens, c.logprobs, seed, c.signal) : undefined;
   if (scores && !scores.ok) return record(q, round, 'failed', { errors: [`reference scoring: ${scores.error}`] });
-  const judgement = judgeRequest({
-    reference: ref.generation,
-    candidate: cand.generation,
+  const judged = judgeRequest({
+    reference: common.reference,
+    candidate: common.candidate,
     scores: scores?.value,
     promptLength: q.prompt.length,
     frame: { window: c.window, pageSize: c.pageSize },
-    margin: margins.next(ref.generation, cand.generation, q.prompt.length),
+    margin: margins.next(common.reference, common.candidate, q.prompt.length),
   });
+  const judgement = common.note ? { ...judged, notes: [...judged.notes, common.note] } : judged;
   const plp = ref.promptScores && cand.promptScores ? comparePromptLogprobs(ref.promptScores, cand.promptScores) : undefined;
   const reasons = [...judgement.reasons];
   if (plp?.corrupt)
     reasons.push(`prompt_logprobs differ from the request alone at ${plp.offCount} of ${plp.compared} positions (first ${plp.offPositions.join(', ')}; up to ${plp.maxDelta.toFixed(2)} nats)`);
   const outcome: WorkloadOutcome = plp?.corrupt ? 'corrupt' : (judgement.verdict as WorkloadOutcome);
-  return record(q, round, outcome, { judgement, reasons, ...(plp ? { promptLogprobs: plp } : {}) });
+  return record(q, round, outcome, { judgement, reasons, ...started, ...(plp ? { promptLogprobs: plp } : {}) });
+}
+
+/** What the stream said about the server: several tokens per event, and triggers that never fired. */
+function streamingNotes(records: readonly WorkloadRecord[]): string[] {
+  const out: string[] = [];
+  const streamed = records.filter((r) => r.streamed);
+  const grouped = streamed.filter((r) => r.streamed!.events < r.streamed!.tokens);
+  if (grouped.length > 0) {
+    const s = grouped[0].streamed!;
+    out.push(`the target streams several tokens per event (${grouped[0].id}: ${s.tokens} tokens in ${s.events} event(s), counted by ${s.countedBy ?? 'token ids'}): start conditions count tokens, not events`);
+  }
+  const started = records.filter((r) => r.started);
+  if (started.length > 0)
+    out.push(`${started.length} request(s) started without their trigger, because the request they waited on ended first (${started[0].id}: ${started[0].started}); the state they were to meet may not have been reached`);
+  return out;
 }
