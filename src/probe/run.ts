@@ -17,7 +17,9 @@ import { summarizePositions } from '../oracle/positions.js';
 import { DEFAULT_REPETITION } from '../oracle/repetition.js';
 import { DEFAULT_SEQUENTIAL, SequentialTest, tokenRate, type EndpointVerdict } from '../oracle/stats.js';
 import type { Generation, ScoredToken } from '../oracle/types.js';
+import { checkCapabilities } from './capabilities.js';
 import { commonLength } from './early-stop.js';
+import { requireForPromptSuites } from './suite-needs.js';
 import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/verdict.js';
 import { ProbeClient, RetryBudget, type Attempt, type CallResult } from './client.js';
 import { buildExamples } from './examples.js';
@@ -119,6 +121,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       );
     const tokenizer = reference ?? target;
     if (scorer && !unreachable) await checkSameTokenizer(target, scorer, notes);
+    const capabilities = unreachable ? undefined : await askCapabilities(config, target, reference, tokenizer, notes);
 
     const specs = unreachable
       ? []
@@ -290,6 +293,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
         .map(([message, n]) => ({ message, count: n }))
         .sort((a, b) => b.count - a.count),
       notes,
+      ...(capabilities ? { capabilities } : {}),
       examples,
       requests: records,
       golden: reference
@@ -314,6 +318,30 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
 }
 
 /** Two servers with different tokenizers cannot be compared token by token: that is a usage error. */
+/**
+ * Can each server generate from token ids with logprobs? Asked once before the prompts, so a server
+ * that cannot is a usage error naming what it lacks, not a run of failed requests.
+ */
+async function askCapabilities(config: ProbeConfig, target: ServerApi, reference: ServerApi | undefined, tokenizer: ServerApi, notes: string[]): Promise<ProbeReport['capabilities']> {
+  const t = await tokenizer.tokenize(config.corpus.slice(0, 400) || 'The capability check', config.signal);
+  if (!t.ok) {
+    notes.push(`the capability check was skipped: /tokenize failed (${t.error})`);
+    return undefined;
+  }
+  const o = { prompt: t.value.slice(0, 24), logprobs: config.logprobs, seed: config.seed, signal: config.signal, scope: 'generation' as const };
+  const out = {
+    target: await checkCapabilities(config.target, target, o),
+    ...(reference && config.reference ? { reference: await checkCapabilities(config.reference, reference, o) } : {}),
+  };
+  requireForPromptSuites(config.suite, {
+    target: { url: target.url, report: out.target },
+    ...(out.reference ? { reference: { url: reference!.url, report: out.reference } } : {}),
+  });
+  for (const [who, r] of Object.entries(out))
+    for (const c of r.checks.filter((x) => x.support === 'no' && x.name !== 'token-id-generation')) notes.push(`${who}: ${c.name}: ${c.detail}`);
+  return out;
+}
+
 async function checkSameTokenizer(target: ServerApi, reference: ServerApi, notes: string[]): Promise<void> {
   const probe = 'faultline tokenizer check: naïve café, 1234 — ok';
   const [a, b] = await Promise.all([target.tokenize(probe), reference.tokenize(probe)]);

@@ -14,11 +14,12 @@ import { judgeRequest } from '../../oracle/verdict.js';
 import { ProbeClient, RetryBudget, type ClientOptions } from '../client.js';
 import { ServerApi } from '../server-api.js';
 import type { Endpoint } from '../types.js';
-import { parseCacheConfig, type KvCapacity } from './capacity.js';
 import { exchange } from './exchange.js';
 import { featureShares, type WorkloadOutcome, type WorkloadRecord, type WorkloadReport } from './report.js';
 import { runRound, type RoundOutcome } from './schedule.js';
-import { buildTrace, type TraceRequest, type WorkloadTrace } from './trace.js';
+import { buildTrace, familiesUsed, type TraceRequest, type WorkloadTrace } from './trace.js';
+import { checkCapabilities, type CapabilityReport } from '../capabilities.js';
+import { requireForReplay, workloadFamilies } from '../suite-needs.js';
 
 export interface WorkloadConfig {
   target: Endpoint;
@@ -42,16 +43,6 @@ export interface WorkloadConfig {
 const api = (e: Endpoint, c: WorkloadConfig, budget: RetryBudget, offset: number) =>
   new ServerApi(new ProbeClient({ baseUrl: e.url, apiKey: e.apiKey, budget, seed: c.seed + offset, ...c.client }));
 
-async function readCapacity(target: ServerApi): Promise<KvCapacity | undefined> {
-  try {
-    const auth = target.client.authHeader;
-    const res = await fetch(`${target.client.baseUrl}/metrics`, { headers: auth ? { authorization: auth } : {}, signal: AbortSignal.timeout(10_000) });
-    return res.ok ? parseCacheConfig(await res.text()) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function tokenPool(reference: ServerApi, corpus: string, seed: number): Promise<number[]> {
   const at = corpus.length > 30_000 ? (seed * 104_729) % (corpus.length - 30_000) : 0;
   const r = await reference.tokenize(corpus.slice(at, at + 30_000));
@@ -73,15 +64,19 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       const r = await s.resolveModel(c.signal);
       if (!r.ok) throw new UserError(`the ${name} at ${s.url} does not answer GET /v1/models: ${r.error}`, { hint: 'is the server up, and is the URL its base (http://host:port)?' });
     }
-    const measured = await readCapacity(target);
+    const capabilities = await askCapabilities(target, reference, c);
+    const families = workloadFamilies({ target: { url: target.url, report: capabilities.target }, reference: { url: reference.url, report: capabilities.reference } });
+    if (c.replay) requireForReplay(familiesUsed(c.replay), families.leftOut, families.notes);
+    notes.push(...families.notes);
+    const measured = capabilities.target.capacity;
     const maxModelLen = Math.min(target.maxModelLen ?? 2048, reference.maxModelLen ?? 2048);
     const capacity = c.replay?.capacity ?? measured ?? { blockSize: c.pageSize, numGpuBlocks: Math.ceil((2 * maxModelLen) / c.pageSize) };
     if (!c.replay && !measured)
-      notes.push(`the target does not report vllm:cache_config_info on /metrics: bursts are sized for ${capacity.numGpuBlocks} blocks of ${capacity.blockSize}, which may not exhaust its cache`);
+      notes.push(`the target does not report vllm:cache_config_info on /metrics: bursts are sized for ${capacity.numGpuBlocks} blocks of ${capacity.blockSize} (twice max_model_len ${maxModelLen}), which may not exhaust its cache`);
     if (measured?.prefixCaching === false) notes.push('the target reports prefix caching off: prefix-hit requests exercise no cache');
     const trace =
       c.replay ??
-      buildTrace({ capacity, maxModelLen, maxTokens: c.maxTokens, seed: c.seed, rounds: c.rounds, pool: await tokenPool(reference, c.corpus, c.seed) });
+      buildTrace({ capacity, maxModelLen, maxTokens: c.maxTokens, seed: c.seed, rounds: c.rounds, pool: await tokenPool(reference, c.corpus, c.seed), leaveOut: families.leftOut });
     const sequential = new SequentialTest({ ...DEFAULT_SEQUENTIAL, maxFailedRequests: 0, ...c.sequential });
     const margins = new RunningMargin(DEFAULT_MARGIN_POLICY, c.window);
     const records: WorkloadRecord[] = [];
@@ -122,6 +117,7 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       target: { url: target.url, model: target.model },
       reference: { url: reference.url, model: reference.model },
       capacity: { ...capacity, source: c.replay || measured ? 'metrics' : 'assumed' },
+      capabilities,
       settings: { seed: trace.seed, rounds: roundsRun, maxTokens: c.maxTokens, logprobs: c.logprobs, replayed: c.replay !== undefined },
       counts: {
         planned,
@@ -146,6 +142,14 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
     await target.client.close();
     await reference.client.close();
   }
+}
+
+/** Both servers' capabilities, asked on a short prompt of the reference's tokens. */
+async function askCapabilities(target: ServerApi, reference: ServerApi, c: WorkloadConfig): Promise<{ target: CapabilityReport; reference: CapabilityReport }> {
+  const t = await reference.tokenize(c.corpus.slice(0, 400));
+  if (!t.ok) throw new UserError(`could not tokenize the prompt text on the reference: ${t.error}`);
+  const o = { prompt: t.value.slice(0, 24), logprobs: c.logprobs, seed: c.seed, signal: c.signal, scope: 'workload' as const };
+  return { target: await checkCapabilities(c.target, target, o), reference: await checkCapabilities(c.reference, reference, o) };
 }
 
 /** What judges each request: the reference that runs it alone, the running margin, the run's settings. */

@@ -21,9 +21,10 @@ type State = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed';
 const ENDED: readonly State[] = ['done', 'cancelled', 'failed'];
 
 /** A start condition's answer: it held, it was released (the reason why), or it never can. */
-type Wait = { held: true; released?: string } | { held: false };
+export type Wait = { held: true; released?: string } | { held: false };
 
-class Tracker {
+/** One request's progress, and the start conditions of others that wait on it. */
+export class StartTracker {
   tokens = 0;
   state: State = 'waiting';
   private waiters: { c: StartCondition; resolve: (w: Wait) => void }[] = [];
@@ -69,7 +70,7 @@ export async function runRound(
   seed: number,
   signal?: AbortSignal,
 ): Promise<Map<string, RoundOutcome>> {
-  const trackers = new Map(round.map((r) => [r.id, new Tracker(r.id)]));
+  const trackers = new Map(round.map((r) => [r.id, new StartTracker(r.id)]));
   const outcomes = new Map<string, RoundOutcome>();
   const one = async (r: TraceRequest): Promise<void> => {
     const me = trackers.get(r.id)!;
