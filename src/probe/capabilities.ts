@@ -297,14 +297,14 @@ async function capacity(
   }
 }
 
-export type CapabilityScope = 'generation' | 'workload';
+export type CapabilityScope = 'generation' | 'workload' | 'workload-reference';
 
 /**
  * Asks the server at `endpoint` (`resolved`: its model and API, already learned) each question of
  * `scope`, one request each, in order, on a client of its own (one retry, a small budget), so the
  * questions never spend the suite's retries. `generation`: can it generate from token ids with
  * logprobs (what every suite needs); `workload`: also min_tokens, prompt_logprobs, n, streaming and
- * the KV capacity.
+ * the KV capacity; `workload-reference`: what the reference runs alone (prompt_logprobs, n).
  */
 export async function checkCapabilities(
   endpoint: Endpoint,
@@ -327,6 +327,10 @@ export async function checkCapabilities(
     const checks = await generation(api, o);
     if (o.scope === 'generation') return { api: api.api, checks };
     const generates = checks[0].support !== 'no';
+    if (o.scope === 'workload-reference') {
+      if (generates) checks.push(await promptLogprobs(api, o), await parallelSampling(api, o));
+      return { api: api.api, checks };
+    }
     let stream: CapabilityReport['stream'];
     if (generates) {
       checks.push(await minTokens(api, o), await promptLogprobs(api, o), await parallelSampling(api, o));

@@ -242,6 +242,9 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     if (settings.window === undefined)
       notes.push('no window given: positions are not related to the sliding window');
 
+    const early = records.filter((r) => r.judgement.notes.some((n) => n.includes('end-of-sequence')));
+    if (early.length > 0)
+      notes.push(`${early.length} generation(s) stopped at the end-of-sequence token before max_tokens (the server does not honour ignore_eos): each was judged on the tokens both sides returned`);
     const judged = records.filter((r) => r.judgement.verdict !== 'failed');
     const corruptTokens = judged.flatMap((r) => r.judgement.corruptTokens);
     const judgedTokens = judged.reduce((n, r) => n + r.judgement.judgedTokens, 0);

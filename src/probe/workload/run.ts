@@ -148,8 +148,11 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
 async function askCapabilities(target: ServerApi, reference: ServerApi, c: WorkloadConfig): Promise<{ target: CapabilityReport; reference: CapabilityReport }> {
   const t = await reference.tokenize(c.corpus.slice(0, 400));
   if (!t.ok) throw new UserError(`could not tokenize the prompt text on the reference: ${t.error}`);
-  const o = { prompt: t.value.slice(0, 24), logprobs: c.logprobs, seed: c.seed, signal: c.signal, scope: 'workload' as const };
-  return { target: await checkCapabilities(c.target, target, o), reference: await checkCapabilities(c.reference, reference, o) };
+  const o = { prompt: t.value.slice(0, 24), logprobs: c.logprobs, seed: c.seed, signal: c.signal };
+  return {
+    target: await checkCapabilities(c.target, target, { ...o, scope: 'workload' }),
+    reference: await checkCapabilities(c.reference, reference, { ...o, scope: 'workload-reference' }),
+  };
 }
 
 /** What judges each request: the reference that runs it alone, the running margin, the run's settings. */
@@ -226,6 +229,9 @@ function streamingNotes(records: readonly WorkloadRecord[]): string[] {
     const s = grouped[0].streamed!;
     out.push(`the target streams several tokens per event (${grouped[0].id}: ${s.tokens} tokens in ${s.events} event(s), counted by ${s.countedBy ?? 'token ids'}): start conditions count tokens, not events`);
   }
+  const early = records.filter((r) => r.judgement?.notes.some((n) => n.includes('end-of-sequence')));
+  if (early.length > 0)
+    out.push(`${early.length} generation(s) stopped at the end-of-sequence token before max_tokens (${early[0].id}: ${early[0].judgement!.notes.find((n) => n.includes('end-of-sequence'))}); each was judged on the tokens both sides returned`);
   const started = records.filter((r) => r.started);
   if (started.length > 0)
     out.push(`${started.length} request(s) started without their trigger, because the request they waited on ended first (${started[0].id}: ${started[0].started}); the state they were to meet may not have been reached`);

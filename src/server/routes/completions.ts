@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
-import { withoutVllmExtensions } from '../api-shape.js';
+import { withoutVllmExtensions, withQuirks } from '../api-shape.js';
 import { badRequest } from '../errors.js';
 import { choicePlans, collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
 import { newRequestId, readJson, unixNow } from '../http-body.js';
@@ -38,7 +38,7 @@ function prompts(ctx: ServerContext, body: CompletionBody): Prompt[] {
 
 export function registerCompletions(app: Hono, ctx: ServerContext): void {
   app.post('/v1/completions', async (c) => {
-    const body = withoutVllmExtensions(ctx.apiShape, parseBody(completionSchema, await readJson(c)));
+    const body = withQuirks(ctx.quirks, withoutVllmExtensions(ctx.apiShape, parseBody(completionSchema, await readJson(c))));
     const echo = body.echo ?? false;
     const maxTokens = body.max_tokens ?? 16;
     if (maxTokens === 0 && !echo) throw badRequest('max_tokens must be at least 1 (0 is only meaningful with echo: score the prompt)', 'max_tokens');
