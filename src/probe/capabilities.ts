@@ -35,13 +35,20 @@ export interface Capability {
 
 export interface CapabilityReport {
   /** Which API the probe speaks to the server: OpenAI routes, or SGLang's native /generate. */
-  api: 'openai' | 'sglang';
+  api: 'openai' | 'sglang' | 'llama-server';
   checks: Capability[];
   /** From GET /metrics, when the server reports it. */
   capacity?: KvCapacity;
   /** What one streamed request of `tokens` tokens looked like. */
   stream?: { tokens: number; events: number; countedBy?: string };
 }
+
+/** Where each API generates from token ids. */
+const ROUTE: Record<CapabilityReport['api'], string> = {
+  openai: 'POST /v1/completions',
+  sglang: 'POST /generate',
+  'llama-server': 'POST /completion',
+};
 
 /** Tokens each check generates: enough to see several per event, few enough to stay quick. */
 const CHECK_TOKENS = 8;
@@ -97,7 +104,7 @@ async function generation(api: ServerApi, o: CapabilityOptions): Promise<Capabil
     {
       name: 'token-id-generation',
       support: 'yes',
-      detail: `${api.api === 'sglang' ? 'POST /generate' : 'POST /v1/completions'}: token ids in and out`,
+      detail: `${ROUTE[api.api]}: token ids in and out`,
     },
   ];
   const fewest = Math.min(...g.value.steps.map((s) => s.top.length));
@@ -355,7 +362,7 @@ export async function checkCapabilities(
 export function formatCapabilities(who: string, r: CapabilityReport): string[] {
   const mark: Record<Support, string> = { yes: 'yes', no: 'NO', unverified: 'unverified' };
   return [
-    `  ${who} capabilities (${r.api === 'sglang' ? "SGLang's /generate" : 'OpenAI routes'}):`,
+    `  ${who} capabilities (${r.api === 'openai' ? 'OpenAI routes' : ROUTE[r.api]}):`,
     ...r.checks.map((c) => `    ${c.name}: ${mark[c.support]} — ${c.detail}`),
   ];
 }

@@ -83,3 +83,10 @@ export function generationFromLlamaServer(json: unknown): Generation {
     ...(finishReason ? { finishReason } : {}),
   };
 }
+
+/** GET /props answers only on llama-server (`default_generation_settings`, `total_slots`). */
+export function isLlamaServerProps(json: unknown): boolean {
+  return z
+    .looseObject({ default_generation_settings: z.looseObject({}), total_slots: z.number() })
+    .safeParse(json).success;
+}

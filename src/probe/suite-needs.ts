@@ -80,13 +80,16 @@ export function workloadFamilies(s: Servers): { leftOut: OptionalFamily[]; notes
     ['target', s.target],
     ['reference', s.reference],
   ] as const)
-    if (side && side.report.api === 'sglang')
+    if (side && side.report.api !== 'openai') {
+      const engine = side.report.api === 'sglang' ? 'an SGLang server' : 'a llama-server';
+      const route = side.report.api === 'sglang' ? '/generate' : '/completion';
       throw new UserError(
-        `the workload suite sends vLLM's OpenAI requests, and the ${who} at ${side.url} is an SGLang server (its /v1/completions has no token ids)`,
+        `the workload suite sends vLLM's OpenAI requests, and the ${who} at ${side.url} is ${engine} (its /v1/completions has no token ids)`,
         {
-          hint: 'probe an SGLang server with --suite window-crossing (it goes through /generate), or run the workload suite against vLLM or faultline engine serve',
+          hint: `probe ${engine} with --suite window-crossing (it goes through ${route}), or run the workload suite against vLLM or faultline engine serve`,
         },
       );
+    }
   const leftOut: OptionalFamily[] = [];
   const notes: string[] = [];
   for (const need of WORKLOAD_NEEDS) {

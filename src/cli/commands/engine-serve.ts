@@ -32,7 +32,7 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
   { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
-  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
+  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default), sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes) or llama-server (llama.cpp's native /completion with n_probs, /props)" },
   { dest: 'serve_quirk', kind: 'list', help: `departures from the full vLLM API real servers show: ${QUIRK_NAMES.join(', ')}` },
   { dest: 'stream_interval', kind: 'int', help: 'tokens per streamed event (0: the whole completion in one event)' },
   { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/speculative/penalties-dropped.ts)' },
@@ -86,7 +86,9 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
                                    public bugs, for testing probes): ${STATE_FAULT_NAMES.join(', ')}
   --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
                                    (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
-                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
+                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids;
+  --api llama-server               llama.cpp's native POST /completion (n_probs log-probabilities, token ids)
+                                   and GET /props beside the OpenAI routes
   --stream-interval N              tokens per streamed event (default 1; the last event may carry
                                    fewer), as servers with a stream interval, accepted drafts or a
                                    buffering proxy send them; 0: the whole completion in one event
