@@ -66,6 +66,8 @@ export function mlaModel(): Condition {
 export function mlaPrefillContext(): Condition {
   return {
     name: 'prefill-with-context',
+    // Prompt lengths decide it; chunked prefill and prefix caching are on by default.
+    role: 'bound',
     description:
       'prefills can run against cached context processed in chunks (chunked prefill or prefix caching is on); long prompts make two or more context chunks',
     check(d: Deployment): ConditionResult {

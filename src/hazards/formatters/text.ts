@@ -9,10 +9,18 @@ import pc from 'picocolors';
 import type { Located } from '../../core/located.js';
 import { changeText } from '../change.js';
 import type { Finding } from '../finding.js';
+import { dependOnFactsLine } from './depend-on-facts.js';
 
 export function formatText(
   findings: Finding[],
-  opts: { color: boolean; launches: number; hazards: number; notes?: Located<string>[] },
+  opts: {
+    color: boolean;
+    launches: number;
+    hazards: number;
+    notes?: Located<string>[];
+    /** Hazards only facts not given could make apply: one line, not findings. */
+    dependOnFacts?: readonly Finding[];
+  },
 ): string {
   const c = pc.createColors(opts.color);
   const out: string[] = [];
@@ -53,9 +61,11 @@ export function formatText(
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   const launches = `${opts.launches} launch${opts.launches === 1 ? '' : 'es'}`;
-  if (findings.length === 0)
+  const pending = dependOnFactsLine(opts.dependOnFacts ?? []);
+  if (findings.length === 0) {
     out.push(c.green(`✓ no known hazard in ${launches} (${opts.hazards} hazards checked)`));
-  else {
+    if (pending) out.push(c.dim(`  ${pending}`));
+  } else {
     const n = findings.length;
     const line = `✖ ${n} problem${n === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}) in ${launches}`;
     out.push(errors ? c.red(c.bold(line)) : c.yellow(c.bold(line)));
@@ -66,6 +76,7 @@ export function formatText(
           `  ${possibly} of them only possibly apply: facts are missing (the ? lines); --gpu, --model-config, --vllm-version and --flashinfer-version decide them`,
         ),
       );
+    if (pending) out.push(c.dim(`  and ${pending}`));
   }
   return out.join('\n') + '\n';
 }
