@@ -44,6 +44,7 @@ import { FL037 } from './catalog/FL037-nvfp4-kv-sm120-v-scale-swizzle.js';
 import { FL038 } from './catalog/FL038-nvfp4-kv-trtllm-b200.js';
 import { FL039 } from './catalog/FL039-kvcached-prefix-cache-swa.js';
 import { FL040 } from './catalog/FL040-ngram-tool-call-short-lookup.js';
+import { FL041 } from './catalog/FL041-offload-per-token-head-kv-scales.js';
 import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
@@ -101,6 +102,7 @@ export const hazards: readonly Hazard[] = registry([
   FL038,
   FL039,
   FL040,
+  FL041,
   ...SGLANG_HAZARDS,
 ]);
 
