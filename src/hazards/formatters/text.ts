@@ -29,7 +29,12 @@ export function formatText(
     const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
     // The header stays one line: the unknown conditions' details follow as `?` lines.
     const headline = f.possibly ? `possibly affected: ${f.hazard.summary}` : f.hazard.summary;
-    const reported = f.hazard.confidence === 'reported' ? `${c.yellow('[reported, not confirmed]')} ` : '';
+    const reported =
+      f.hazard.confidence === 'reported'
+        ? `${c.yellow('[reported, not confirmed]')} `
+        : f.hazard.confidence === 'reproduced'
+          ? `${c.yellow('[reproduced, not yet confirmed upstream]')} `
+          : '';
     out.push(
       `${c.underline(where)}  ${sev}  ${c.bold(f.hazard.id)} ${reported}${headline}  ${c.dim(`(${f.hazard.alias})`)}`,
     );
