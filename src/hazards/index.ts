@@ -45,6 +45,8 @@ import { FL038 } from './catalog/FL038-nvfp4-kv-trtllm-b200.js';
 import { FL039 } from './catalog/FL039-kvcached-prefix-cache-swa.js';
 import { FL040 } from './catalog/FL040-ngram-tool-call-short-lookup.js';
 import { FL041 } from './catalog/FL041-offload-per-token-head-kv-scales.js';
+import { FL042 } from './catalog/FL042-xqa-nvfp4-kv-sm120-spec-verify.js';
+import { FL043 } from './catalog/FL043-simple-cpu-offload-races.js';
 import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
@@ -103,6 +105,8 @@ export const hazards: readonly Hazard[] = registry([
   FL039,
   FL040,
   FL041,
+  FL042,
+  FL043,
   ...SGLANG_HAZARDS,
 ]);
 
