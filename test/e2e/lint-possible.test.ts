@@ -23,7 +23,7 @@ test('an ordinary launch: no findings, exit 0, one line for the hazards facts wo
   assert.match(r.out, /✓ no known hazard in 1 launch/);
   assert.match(
     r.out,
-    /\d+ hazards? depends? on facts not given; --gpu and --model-config[^\n]* decide them \(--possible lists them: FL\d{3}/,
+    /\d+ hazards? depends? on facts not given; --gpu, --model-config[^\n]* decide them \(--possible lists them: FL\d{3}/,
   );
   assert.doesNotMatch(r.out, /possibly affected/);
 });

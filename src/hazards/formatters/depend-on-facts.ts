@@ -20,7 +20,12 @@ export function dependOnFactsLine(dependOnFacts: readonly Finding[]): string | u
     f.conditions.filter((c) => c.status === 'unknown').map((c) => c.detail),
   );
   const options = DECIDING_OPTIONS.filter((o) => details.some((d) => d.includes(o)));
-  const decide = (options.length ? options : ['--gpu', '--model-config']).join(' and ');
+  const decide = wordList(options.length ? options : ['--gpu', '--model-config']);
   const n = ids.length;
   return `${n} hazard${n === 1 ? '' : 's'} depend${n === 1 ? 's' : ''} on facts not given; ${decide} decide them (--possible lists them: ${ids.join(', ')})`;
+}
+
+/** `a and b`, `a, b and c`. */
+function wordList(xs: string[]): string {
+  return xs.length <= 2 ? xs.join(' and ') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
 }

@@ -183,12 +183,12 @@ test('hazards only facts not given could make apply: one text line, their own JS
   const { findings: listed, dependOnFacts } = splitBySignal(lintDeployments([plain]));
   assert.ok(dependOnFacts.length > 0, 'some hazard depends only on facts not given');
   assert.ok(dependOnFacts.every((f) => f.possibly && f.dependsOnFactsOnly));
-  const ids = [...new Set(dependOnFacts.map((f) => f.hazard.id))];
+  const ids = [...new Set(dependOnFacts.map((f) => f.hazard.id))].sort();
   const text = formatText(listed, { color: false, launches: 1, hazards: 10, dependOnFacts });
   assert.match(
     text,
     new RegExp(
-      `${ids.length} hazards depend on facts not given; --gpu and --model-config[^\\n]* decide them \\(--possible lists them: ${ids.join(', ')}\\)`,
+      `${ids.length} hazards depend on facts not given; --gpu, --model-config[^\\n]* and --flashinfer-version decide them \\(--possible lists them: ${ids.join(', ')}\\)`,
     ),
   );
   for (const id of ids) assert.doesNotMatch(text, new RegExp(`warning {2}${id} `), `${id} is not listed`);
