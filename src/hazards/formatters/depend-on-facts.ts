@@ -20,9 +20,10 @@ export function dependOnFactsLine(dependOnFacts: readonly Finding[]): string | u
     f.conditions.filter((c) => c.status === 'unknown').map((c) => c.detail),
   );
   const options = DECIDING_OPTIONS.filter((o) => details.some((d) => d.includes(o)));
-  const decide = wordList(options.length ? options : ['--gpu', '--model-config']);
+  const deciding = options.length ? options : ['--gpu', '--model-config'];
+  const decide = `${wordList(deciding)} decide${deciding.length === 1 ? 's' : ''}`;
   const n = ids.length;
-  return `${n} hazard${n === 1 ? '' : 's'} depend${n === 1 ? 's' : ''} on facts not given; ${decide} decide them (--possible lists them: ${ids.join(', ')})`;
+  return `${n} hazard${n === 1 ? '' : 's'} depend${n === 1 ? 's' : ''} on facts not given; ${decide} them (--possible lists them: ${ids.join(', ')})`;
 }
 
 /** `a and b`, `a, b and c`. */
