@@ -48,6 +48,7 @@ import { FL041 } from './catalog/FL041-offload-per-token-head-kv-scales.js';
 import { FL042 } from './catalog/FL042-xqa-nvfp4-kv-sm120-spec-verify.js';
 import { FL043 } from './catalog/FL043-simple-cpu-offload-races.js';
 import { FL044 } from './catalog/FL044-glm-dsa-dcp-random-tokens.js';
+import { FL045 } from './catalog/FL045-kimi-k3-nixl-pd.js';
 import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
@@ -109,6 +110,7 @@ export const hazards: readonly Hazard[] = registry([
   FL042,
   FL043,
   FL044,
+  FL045,
   ...SGLANG_HAZARDS,
 ]);
 
