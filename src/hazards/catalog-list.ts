@@ -8,7 +8,7 @@ import type { Hazard } from './hazard.js';
 import type { VersionBounds } from './conditions/versions.js';
 
 /** Bumped whenever hazards are added, removed, or change what they report; see CHANGELOG.md. */
-export const CATALOG_VERSION = 3;
+export const CATALOG_VERSION = 4;
 
 export interface CatalogEntry {
   id: string;
