@@ -80,7 +80,7 @@ test('every hazard an expectations row requires still fires, and no definite fin
   for (const file of files) {
     const o = lint(file);
     if (!o) continue;
-    const fired = new Set(o.findings.map((f) => f.hazard.id));
+    const fired = new Set<string>(o.findings.map((f) => f.hazard.id));
     for (const id of required.get(file) ?? []) assert.ok(fired.has(id), `${file}: ${id} must fire`);
     // A hazard whose every condition is met is a finding whatever its features: only "possibly" ones move.
     for (const f of lint(file, true)?.findings.filter((x) => !x.possibly) ?? []) {

@@ -28,6 +28,7 @@ export const MLA_MODEL_TYPES: readonly string[] = [
 export function mlaModel(): Condition {
   return {
     name: 'mla-model',
+    role: 'fact',
     description: 'the model uses multi-head latent attention (DeepSeek V2/V3/R1, Kimi K2, GLM-5 …)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
