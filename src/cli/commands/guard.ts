@@ -4,9 +4,11 @@
  * model's config.json from the machine, runs the lint hazards on COMMAND, and then either runs
  * COMMAND unchanged (signals, stdio and exit status pass through) or refuses: findings on stderr,
  * exit 3, COMMAND never started. Missing facts stay unknown; only a definite finding refuses, and
- * only one whose evidence is at least `--refuse-on` (guard/refusal-policy.ts). A flag the installed vLLM lacks (or one newer than faultline's tables) is an FL000
- * warning, never a refusal; `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of the check itself,
- * go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a container.
+ * only one whose evidence is at least `--refuse-on` (guard/refusal-policy.ts). A flag the installed
+ * vLLM lacks (or one newer than faultline's tables) is an FL000 warning, never a refusal;
+ * `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of
+ * the check itself, go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a
+ * container.
  */
 import type { Command } from 'commander';
 import { UserError, describeUserError, isUserError } from '../../core/errors.js';
