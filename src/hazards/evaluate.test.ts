@@ -143,3 +143,19 @@ test('a possible finding depends on facts only when no met feature or fact condi
     [true, false, false],
   );
 });
+
+test('an unknown answer about something the launch writes (a flag the table lacks) still singles it out', () => {
+  const h = defineHazard({
+    ...hazardWith(['met']),
+    conditions: [
+      {
+        name: 'c0',
+        description: 'a flag of the launch',
+        check: () => ({ status: 'unknown', detail: 'not in the table', namedByLaunch: true }),
+      },
+    ],
+  });
+  const f = evaluateHazard(h, d);
+  assert.equal(f?.possibly, true);
+  assert.equal(f?.dependsOnFactsOnly, false);
+});

@@ -24,7 +24,8 @@ export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition
       detail: r.detail,
     };
     if (r.at) out.at = r.at;
-    if (r.status === 'met' && (c.role ?? 'feature') !== 'bound' && !r.byDefault) out.distinguishing = true;
+    const turnedOn = r.status === 'met' && (c.role ?? 'feature') !== 'bound' && !r.byDefault;
+    if (turnedOn || (r.status === 'unknown' && r.namedByLaunch)) out.distinguishing = true;
     return out;
   });
 }

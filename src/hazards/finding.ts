@@ -14,7 +14,8 @@ export interface EvaluatedCondition {
   at?: SourceLocation;
   /**
    * Met, and a distinguishing feature or a given fact (a `feature` or `fact` condition not met merely by
-   * the engine's default): what makes this launch, not every launch, a candidate.
+   * the engine's default), or unknown about something the launch itself writes (`namedByLaunch`): what
+   * makes this launch, not every launch, a candidate.
    */
   distinguishing?: boolean;
 }

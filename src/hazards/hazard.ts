@@ -39,6 +39,11 @@ export interface ConditionResult {
    * true of every launch of that release, so it does not single this launch out.
    */
   byDefault?: boolean;
+  /**
+   * Unknown, yet about something the launch itself writes (a flag faultline's table does not know):
+   * the launch still asked for it, so the finding singles this launch out like a met feature.
+   */
+  namedByLaunch?: boolean;
   /** One sentence of evidence: what was seen, where it came from, and why it counts. */
   detail: string;
   /** The launch fact this condition rests on (a flag, an env var, the model config …). */

@@ -30,7 +30,7 @@ script('nvidia-smi', '#!/bin/sh\nprintf "%s\\n" "$FAKE_GPU"\n');
 for (const py of ['python3', 'python'])
   script(
     py,
-    '#!/bin/sh\necho "vllm=0.23.1rc1.dev843+g04adc8843"\necho "flashinfer-python=${FAKE_FLASHINFER:-0.6.14}"\necho "flashinfer="\n',
+    '#!/bin/sh\necho "vllm=${FAKE_VLLM_VERSION:-0.23.1rc1.dev843+g04adc8843}"\necho "flashinfer-python=${FAKE_FLASHINFER:-0.6.14}"\necho "flashinfer="\n',
   );
 script(
   'vllm',
@@ -86,7 +86,7 @@ function env(gpu: string, extra: Record<string, string> = {}) {
 }
 
 test('on a B200 the canonical launch is refused: exit 3, FL001 on stderr, vllm never started', async () => {
-  const e = env('NVIDIA B200, 10.0');
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--', ...launch], { env: e.env });
   assert.equal(r.code, 3, r.stderr);
   // FL001 is reproduced (flashinfer#3864's controls, vllm#47847's attribution): an error that refuses
@@ -104,7 +104,7 @@ test('on a B200 the canonical launch is refused: exit 3, FL001 on stderr, vllm n
 const fixedFl003 = { FAKE_FLASHINFER: '0.6.18' };
 
 test('FL001 alone refuses the seed launch on a B200 with the sliding-window config (default --refuse-on reproduced)', async () => {
-  const e = env('NVIDIA B200, 10.0', fixedFl003);
+  const e = env('NVIDIA B200, 10.0', { ...fixedFl003, FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--', ...launch], { env: e.env });
   assert.equal(r.code, 3, r.stderr);
   assert.match(r.stderr, /refusing to start: FL001 applies/);
@@ -122,23 +122,29 @@ test('--refuse-on confirmed starts the seed launch (FL001 is reproduced, not con
 });
 
 test('--refuse-on reported refuses on a reported warning that --refuse-on reproduced lets through', async () => {
-  // Allowing FL001 leaves the reported FL002 (BF16-Q scale bookkeeping), a warning.
-  const allowFl001 = ['--allow', 'FL001'];
-  const lenient = env('NVIDIA B200, 10.0', { ...fixedFl003, FAKE_VLLM_EXIT: '0' });
-  const started = await runCli(['guard', ...allowFl001, '--', ...launch], { env: lenient.env });
+  // LMCache's in-process connector on vLLM 0.26.0 is FL030 for certain: reported, so a warning.
+  const lmcache = [
+    'vllm',
+    'serve',
+    'meta-llama/Llama-3.1-8B-Instruct',
+    '--kv-transfer-config',
+    '{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}',
+  ];
+  const facts = { ...fixedFl003, FAKE_VLLM_VERSION: '0.26.0', FAKE_VLLM_EXIT: '0' };
+  const lenient = env('NVIDIA B200, 10.0', facts);
+  const started = await runCli(['guard', '--', ...lmcache], { env: lenient.env });
   assert.equal(started.code, 0, started.stderr);
-  assert.match(started.stderr, /warning {2}FL002 \[reported, not confirmed\]/);
-  const strict = env('NVIDIA B200, 10.0', fixedFl003);
-  const r = await runCli(['guard', '--refuse-on', 'reported', ...allowFl001, '--', ...launch], {
-    env: strict.env,
-  });
+  assert.match(started.stderr, /warning {2}FL030 \[reported, not confirmed\]/);
+  assert.ok(existsSync(lenient.marker));
+  const strict = env('NVIDIA B200, 10.0', facts);
+  const r = await runCli(['guard', '--refuse-on', 'reported', '--', ...lmcache], { env: strict.env });
   assert.equal(r.code, 3, r.stderr);
-  assert.match(r.stderr, /refusing to start: FL002 applies.*\(--refuse-on reported\)/);
+  assert.match(r.stderr, /refusing to start: FL030 applies.*\(--refuse-on reported\)/);
   assert.equal(existsSync(strict.marker), false);
 });
 
 test('--refuse-on with a level that does not exist is a usage error naming the levels', async () => {
-  const e = env('NVIDIA B200, 10.0');
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--refuse-on', 'errors', '--', ...launch], { env: e.env });
   assert.equal(r.code, 2);
   assert.match(

@@ -39,6 +39,8 @@ export function flagsNotAccepted(): Condition {
         status: 'unknown',
         detail: `${list}: unknown to faultline's flag table (vLLM ${table?.release ?? '?'}); whether ${table?.describes ?? 'this vLLM'} has it is not known (give --vllm-version of a release to decide it)`,
         at: problems[0].at,
+        // The flag is in the launch: worth showing even while its acceptance is unknown.
+        namedByLaunch: true,
       };
     },
   };
