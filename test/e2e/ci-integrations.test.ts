@@ -154,8 +154,9 @@ test('the action lints the given globs, writes SARIF 2.1.0 whose locations are t
   const gate = ran[1].stdout;
   assert.match(gate, new RegExp(`^::error file=deploy/serve\\.sh,line=${lineOf(join(ws, 'deploy/serve.sh'), '--speculative-config')},col=3,title=FL003 trtllm-gen-multitoken-reduction-index::`, 'm'));
   assert.match(gate, /^::warning file=deploy\/k8s\/deployment\.yaml,line=\d+,col=15,title=FL002 /m);
-  assert.match(gate, /failing \(fail-on: error\): 2 error\(s\), \d+ warning\(s\)/);
-  assert.match(summary, /^### faultline: 2 error\(s\)/m);
+  // FL003 and FL001 (reproduced), each in serve.sh and the Deployment
+  assert.match(gate, /failing \(fail-on: error\): 4 error\(s\), \d+ warning\(s\)/);
+  assert.match(summary, /^### faultline: 4 error\(s\)/m);
 });
 
 test('fail-on: warnings pass under "error", fail under "warning"; "never" only reports; a glob that matches nothing fails the lint step', () => {
