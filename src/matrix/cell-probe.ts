@@ -19,6 +19,8 @@ export interface ProbeResult {
   detail?: string;
   /** Workload features every corrupt request had (the workload suite names them: after-eviction, cancelled-neighbour, …). */
   features?: string[];
+  /** Requests that never answered within the probe's deadline (their ids): the outcome is then `timeout`, or `corrupt` if outputs were wrong too. */
+  hung?: string[];
 }
 
 export interface CellProbeContext {
@@ -39,6 +41,11 @@ export interface CellProbeContext {
 
 export interface MatrixProbe {
   /** `request`: request-level fields the reference is recorded with (one capture per combination). */
-  captureReference(url: string, options: Record<string, unknown>, signal: AbortSignal, request?: Record<string, unknown>): Promise<unknown>;
+  captureReference(
+    url: string,
+    options: Record<string, unknown>,
+    signal: AbortSignal,
+    request?: Record<string, unknown>,
+  ): Promise<unknown>;
   probeCell(url: string, context: CellProbeContext): Promise<ProbeResult>;
 }
