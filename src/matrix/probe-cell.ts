@@ -170,7 +170,7 @@ export function requestsForClean(targetRate: number): number {
 }
 
 /** The options as the probe runs them (already validated by parseProbeOptions when the plan loaded). */
-function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
+export function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
   const { suite, ...o } = probeOptionsSchema.parse(raw);
   return {
     ...o,
@@ -193,7 +193,8 @@ export interface EngineProbeOptions {
   planDir: string;
 }
 
-function probeConfig(
+/** The settings one probe round sends (seed: the round's), so a caller can send exactly the probe's requests. */
+export function probeConfig(
   url: string,
   o: MatrixProbeOptions,
   corpus: string,
