@@ -14,6 +14,7 @@ import {
   type FlashAttn,
   type LlamaCppOptions,
 } from './options.js';
+import { parsePlantedFaults } from './planted-faults.js';
 
 type Kind = 'int' | 'string' | 'bool' | 'number';
 interface Flag {
@@ -111,6 +112,12 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
     names: ['--draft-max', '--draft', '--draft-n'],
     kind: 'int',
     help: 'most draft tokens per step (default 16)',
+  },
+  {
+    dest: 'planted_fault',
+    names: ['--planted-fault'],
+    kind: 'string',
+    help: 'a fault planted on purpose, for calibration: wrong-token:EVERY:FROM or stale-prefix:BLOCK (comma-separate several)',
   },
   {
     dest: 'threads',
@@ -222,6 +229,7 @@ export function parseLlamaCppArgv(
     modelDraft: typeof draft === 'string' ? cwdResolve(draft) : null,
     draftMax: int('draft_max', DEFAULT_OPTIONS.draftMax, 1),
     threads: int('threads', DEFAULT_OPTIONS.threads, 1),
+    plantedFaults: typeof seen.get('planted_fault') === 'string' ? parsePlantedFaults(seen.get('planted_fault') as string) : {},
   };
   checkOptions(options, () => undefined);
   return {
