@@ -229,7 +229,10 @@ export function parseLlamaCppArgv(
     modelDraft: typeof draft === 'string' ? cwdResolve(draft) : null,
     draftMax: int('draft_max', DEFAULT_OPTIONS.draftMax, 1),
     threads: int('threads', DEFAULT_OPTIONS.threads, 1),
-    plantedFaults: typeof seen.get('planted_fault') === 'string' ? parsePlantedFaults(seen.get('planted_fault') as string) : {},
+    plantedFaults:
+      typeof seen.get('planted_fault') === 'string'
+        ? parsePlantedFaults(seen.get('planted_fault') as string)
+        : {},
   };
   checkOptions(options, () => undefined);
   return {

@@ -4,11 +4,21 @@ import { UserError } from '../core/errors.js';
 import { parsePlantedFaults, plantedFaultsText, plantedKeep, plantedToken } from './planted-faults.js';
 
 test('planted faults parse from --planted-fault, and anything else is a usage error with the forms', () => {
-  assert.deepEqual(parsePlantedFaults('wrong-token:8:160, stale-prefix:16'), { wrongToken: { every: 8, from: 160 }, stalePrefix: { block: 16 } });
-  assert.equal(plantedFaultsText(parsePlantedFaults('stale-prefix:4')), 'PLANTED FAULTS: stale-prefix block 4');
+  assert.deepEqual(parsePlantedFaults('wrong-token:8:160, stale-prefix:16'), {
+    wrongToken: { every: 8, from: 160 },
+    stalePrefix: { block: 16 },
+  });
+  assert.equal(
+    plantedFaultsText(parsePlantedFaults('stale-prefix:4')),
+    'PLANTED FAULTS: stale-prefix block 4',
+  );
   assert.equal(plantedFaultsText({}), '');
   for (const bad of ['wrong-token:0:10', 'wrong-token:8', 'stale-prefix:x', 'bit-flip:3'])
-    assert.throws(() => parsePlantedFaults(bad), (e: unknown) => e instanceof UserError && e.message.includes(bad) && /wrong-token:EVERY:FROM/.test(e.hint ?? ''));
+    assert.throws(
+      () => parsePlantedFaults(bad),
+      (e: unknown) =>
+        e instanceof UserError && e.message.includes(bad) && /wrong-token:EVERY:FROM/.test(e.hint ?? ''),
+    );
 });
 
 test('wrong-token replaces every k-th generated token past the position with the second-best, and nothing before', () => {

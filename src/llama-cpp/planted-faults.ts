@@ -15,18 +15,23 @@ export interface PlantedFaults {
   stalePrefix?: { block: number };
 }
 
-const USAGE = 'use --planted-fault wrong-token:EVERY:FROM (e.g. wrong-token:8:160) or stale-prefix:BLOCK (e.g. stale-prefix:16); comma-separate several';
+const USAGE =
+  'use --planted-fault wrong-token:EVERY:FROM (e.g. wrong-token:8:160) or stale-prefix:BLOCK (e.g. stale-prefix:16); comma-separate several';
 
 /** "wrong-token:8:160,stale-prefix:16" → the faults it names. */
 export function parsePlantedFaults(spec: string): PlantedFaults {
   const out: PlantedFaults = {};
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [kind, ...numbers] = part.split(':');
     const n = numbers.map(Number);
     const positive = n.every((x) => Number.isInteger(x) && x >= 0) && n.length > 0 && n[0] >= 1;
     if (kind === 'wrong-token' && n.length === 2 && positive) out.wrongToken = { every: n[0], from: n[1] };
     else if (kind === 'stale-prefix' && n.length === 1 && positive) out.stalePrefix = { block: n[0] };
-    else throw new UserError(`--planted-fault ${part} is not a planted fault`, { code: 'E_USAGE', hint: USAGE });
+    else
+      throw new UserError(`--planted-fault ${part} is not a planted fault`, { code: 'E_USAGE', hint: USAGE });
   }
   return out;
 }
@@ -41,7 +46,13 @@ export function plantedFaultsText(f: PlantedFaults): string {
 }
 
 /** The token to emit at sequence position `position` for the `count`-th generated token (0-based). */
-export function plantedToken(f: PlantedFaults, row: Float32Array, chosen: number, position: number, count: number): number {
+export function plantedToken(
+  f: PlantedFaults,
+  row: Float32Array,
+  chosen: number,
+  position: number,
+  count: number,
+): number {
   const w = f.wrongToken;
   if (!w || position < w.from || (count + 1) % w.every !== 0) return chosen;
   let best = -1;

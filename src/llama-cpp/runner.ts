@@ -291,7 +291,13 @@ export class LlamaCppRunner implements Runner {
     let row = rows[rows.length - 1];
     for (;;) {
       if (job.abortedWith) return this.finish(job, job.abortedWith);
-      const id = plantedToken(this.options.plantedFaults, row, sampler.pick(row, emitter.count), sequence.nextTokenIndex, emitter.count);
+      const id = plantedToken(
+        this.options.plantedFaults,
+        row,
+        sampler.pick(row, emitter.count),
+        sequence.nextTokenIndex,
+        emitter.count,
+      );
       if (emitter.emit(row, id)) return;
       row = (await this.evaluate(sequence, [id], false))[0];
     }

@@ -56,8 +56,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-function argvFor(levels: Record<string, string>, port: number, cellDir: string): { argv: string[]; env: Record<string, string> } {
-  const fill = (w: string) => w.replace('{faultline_root}', root).replace('{cell_dir}', cellDir).replace('{port}', String(port));
+function argvFor(
+  levels: Record<string, string>,
+  port: number,
+  cellDir: string,
+): { argv: string[]; env: Record<string, string> } {
+  const fill = (w: string) =>
+    w.replace('{faultline_root}', root).replace('{cell_dir}', cellDir).replace('{port}', String(port));
   const argv = plan.launch.argv.map(fill);
   const env: Record<string, string> = { ...plan.launch.env };
   plan.space.names.forEach((factor, f) => {
@@ -74,15 +79,31 @@ async function launchAndProbe(name: string, levels: Record<string, string>): Pro
   const port = await freePort();
   const cellDir = join(dir, name);
   const { argv, env } = argvFor(levels, port, cellDir);
-  const child: ChildProcess = spawn(argv[0], argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(argv[0], argv.slice(1), {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
   const url = `http://127.0.0.1:${port}`;
   try {
-    const deadline = Date.now() + plan.launch.readyTimeoutMs;
-    while (!(await fetch(`${url}/health`).then((r) => r.ok, () => false))) {
-      assert.ok(Date.now() < deadline && child.exitCode === null, `${name} did not start: ${log.slice(-800)}`);
+    // the plan's ready timeout, doubled: this test starts its launches two at a time on a loaded machine
+    const deadline = Date.now() + 2 * plan.launch.readyTimeoutMs;
+    while (
+      !(await fetch(`${url}/health`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
+      assert.ok(
+        child.exitCode === null && child.signalCode === null,
+        `${name} exited (${child.exitCode ?? child.signalCode}) before it was ready: ${log.slice(-800)}`,
+      );
+      assert.ok(
+        Date.now() < deadline,
+        `${name} was not ready in ${(2 * plan.launch.readyTimeoutMs) / 1000} s: ${log.slice(-800)}`,
+      );
       await new Promise((r) => setTimeout(r, 500));
     }
     const o = withDefaults(plan.probe);
@@ -141,7 +162,9 @@ before(async () => {
   const names = Object.keys(LAUNCHES);
   // two launches at a time, as the plan's executor runs cells
   for (let i = 0; i < names.length; i += 2)
-    await Promise.all(names.slice(i, i + 2).map(async (n) => results.set(n, await launchAndProbe(n, LAUNCHES[n]))));
+    await Promise.all(
+      names.slice(i, i + 2).map(async (n) => results.set(n, await launchAndProbe(n, LAUNCHES[n]))),
+    );
 });
 
 after(() => {
@@ -151,7 +174,10 @@ after(() => {
 const get = (name: string): Launched => results.get(name)!;
 
 test('K and V cache types: the runtime reports q8_0, and the numbers move off the F16 reference', (t) => {
-  for (const [name, label] of [['k_q8_0', 'cache_type_k'], ['v_q8_0', 'cache_type_v']] as const) {
+  for (const [name, label] of [
+    ['k_q8_0', 'cache_type_k'],
+    ['v_q8_0', 'cache_type_v'],
+  ] as const) {
     assert.equal(configLabel(get('reference'), label), 'f16');
     assert.equal(configLabel(get(name), label), 'q8_0');
     const d = maxLogprobDelta(get('reference').recording, get(name).recording);
@@ -171,7 +197,9 @@ test('flash attention: off in the reference, on at its level, and the arithmetic
 test('parallel sequences: the probe puts 4 sequences in one batch at parallel 4, 1 at parallel 1', (t) => {
   const ref = get('reference');
   const one = get('parallel_1');
-  t.diagnostic(`sequences per batch: max ${metric(ref, 'faultline:llama_cpp_batch_sequences_max')} vs ${metric(one, 'faultline:llama_cpp_batch_sequences_max')}`);
+  t.diagnostic(
+    `sequences per batch: max ${metric(ref, 'faultline:llama_cpp_batch_sequences_max')} vs ${metric(one, 'faultline:llama_cpp_batch_sequences_max')}`,
+  );
   assert.equal(metric(ref, 'faultline:llama_cpp_batch_sequences_max'), 4);
   assert.equal(metric(one, 'faultline:llama_cpp_batch_sequences_max'), 1);
 });
