@@ -68,6 +68,17 @@ export interface GpuFacts {
   name?: string;
   /** Compute capability × 10 as an integer: 100 for 10.0 (B200), 103 for B300, 90 for H100/H200. */
   sm: number;
+  /**
+   * 'amd' only for the stand-in GPU of a launch that runs on ROCm (no CUDA compute capability:
+   * `sm` is 0, in no NVIDIA family); absent for NVIDIA GPUs.
+   */
+  vendor?: 'amd';
+}
+
+/** The accelerator platform the launch shows (deployment/platform.ts), with what shows it. */
+export interface PlatformFact extends Located<'rocm' | 'cuda'> {
+  /** e.g. "the image rocm/vllm:latest is a ROCm build". */
+  evidence: string;
 }
 
 export interface Deployment {
@@ -90,7 +101,20 @@ export interface Deployment {
   /** Environment variables that reach the server process. */
   env: Map<string, Located<string>>;
   modelFacts?: ModelFacts;
+  /**
+   * The model's family read from its name (deployment/model-family.ts), only when no model config
+   * was read: config.json facts always win.
+   */
+  modelFamily?: Located<string> & { mla: boolean; why: string };
   gpu?: Located<GpuFacts>;
+  /**
+   * The GPUs the launch may run on when its file names several of different architectures
+   * (SkyPilot `accelerators: {L4, A100}`, node selectors that allow several products) and no one
+   * GPU is known: a GPU condition holds only if it holds for one of them.
+   */
+  gpuCandidates?: Located<GpuFacts>[];
+  /** NVIDIA (CUDA) or AMD (ROCm), when the launch shows which (an image, a backend, a runtime variable). */
+  platform?: PlatformFact;
   versions: { vllm?: Located<string>; flashinfer?: Located<string>; sglang?: Located<string> };
   /**
    * SGLang launches only: the arguments as written, SGLang's rewrites and auto-selection (whose

@@ -48,6 +48,8 @@ export interface LoadResult {
   notes: Located<string>[];
   /** What was recognised that is not a vLLM server launch (a benchmark client, an SGLang server …). */
   notLaunches: Located<string>[];
+  /** Files that are recognisably not launches (a recipe's metadata …), with what they are. */
+  notLaunchFiles: Located<string>[];
 }
 
 const SUPPORTED =
@@ -63,7 +65,13 @@ export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult 
   const shared = { ...assembleOptions(opts), displayPaths }; // one object: --model-config is read once per load
   const deployments = collected.launches.map((l) => assembleDeployment(l, shared));
   const filesWithoutLaunch = [...collected.perFile].filter(([, n]) => n === 0).map(([path]) => path);
-  return { deployments, filesWithoutLaunch, notes: collected.notes, notLaunches: collected.notLaunches };
+  return {
+    deployments,
+    filesWithoutLaunch,
+    notes: collected.notes,
+    notLaunches: collected.notLaunches,
+    notLaunchFiles: collected.notLaunchFiles,
+  };
 }
 
 /** Deployments of all launches in the files; a UserError when none of the files holds one. */
@@ -71,6 +79,13 @@ export function loadDeployments(paths: string[], opts: LoadOptions): Deployment[
   const result = loadLaunchFiles(paths, opts);
   if (result.deployments.length === 0) {
     const which = result.filesWithoutLaunch.join(', ');
+    const other = result.notLaunchFiles[0];
+    if (other)
+      throw new UserError(`not a launch: ${other.at?.file ?? which} is ${other.value}`, {
+        code: 'E_NOT_A_LAUNCH',
+        at: other.at,
+        hint: 'lint checks files that start a server (shell scripts, manifests, Compose files, vLLM --config YAML); give the launch itself, or the command after --',
+      });
     const seen = result.notLaunches[0];
     if (seen)
       throw new UserError(`no vLLM server launch in ${which}: it runs ${seen.value}`, {

@@ -8,7 +8,7 @@
 import type { Deployment } from './deployment.js';
 import { chooseFlagTable } from './vllm-flag-table.js';
 import { longOptionOf } from './vllm-flags.js';
-import type { ArgValue } from './vllm-parse-types.js';
+import type { ArgValue, RuntimeValue } from './vllm-parse-types.js';
 
 const INTS = [-1, 0, 1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, 8192, 32768, 131072];
 const FLOATS = [0, 0.5, 0.9, 0.95, 1];
@@ -66,6 +66,46 @@ export function candidateValues(d: Deployment, dest: string): unknown[] {
     default:
       return ['auto', 'none', 'a-value'];
   }
+}
+
+/** Sub-keys of JSON arguments whose values are known only at run time: [dest, dotted key, its run-time value]. */
+export function runtimeSubKeys(d: Deployment): [string, string, RuntimeValue][] {
+  return [...d.args].flatMap(([dest, v]) =>
+    Object.entries((v as ArgValue).runtimeKeys ?? {}).map(([key, rt]): [string, string, RuntimeValue] => [
+      dest,
+      key,
+      rt,
+    ]),
+  );
+}
+
+/**
+ * Candidate values for a run-time sub-key: the values the flag's JSON shapes give that key, plus
+ * integers, both switches and a few strings, so a condition on the key sees every kind it could be.
+ */
+export function subKeyCandidates(dest: string, key: string): unknown[] {
+  const shaped = (JSON_SHAPES[dest] ?? []).map((shape) => valueAt(shape, key)).filter((v) => v !== undefined);
+  return [...new Set([...shaped, 0, 1, 4, 8, true, false, 'auto', 'none', 'a-value'])];
+}
+
+/** The deployment with one sub-key of a JSON argument replaced. */
+export function withSubKeyValue(d: Deployment, dest: string, key: string, value: unknown): Deployment {
+  const old = d.args.get(dest) as ArgValue;
+  const copy = structuredClone(old.value) as Record<string, unknown>;
+  const path = key.split('.');
+  let node: Record<string, unknown> = copy;
+  for (const part of path.slice(0, -1)) node = (node[part] ??= {}) as Record<string, unknown>;
+  node[path[path.length - 1]] = value;
+  const args = new Map(d.args);
+  args.set(dest, { ...old, value: copy });
+  return { ...d, args };
+}
+
+function valueAt(shape: unknown, key: string): unknown {
+  let node = shape;
+  for (const part of key.split('.'))
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+  return node;
 }
 
 /** The deployment with one argument replaced. */

@@ -7,6 +7,7 @@
 import { UserError, type SourceLocation } from '../core/errors.js';
 import type { Located } from '../core/located.js';
 import type { PreparedToken } from './argv-token.js';
+import { jsonWithRuntimeFields } from './json-runtime-fields.js';
 import { isNegativeNumber } from './vllm-dotted-args.js';
 import {
   HISTORICAL_ATTENTION_BACKENDS,
@@ -88,6 +89,7 @@ export function runArgparse(
     let value: unknown;
     let keyAt: Record<string, SourceLocation> | undefined;
     let runtime: RuntimeValue | undefined;
+    let runtimeKeys: Record<string, RuntimeValue> | undefined;
     k++;
     if (spec.kind === 'optional' && explicit === undefined) {
       // nargs='?': a value only when the next token is not an option; alone it means "on".
@@ -139,10 +141,29 @@ export function runArgparse(
         keyAt = valueTok.preparsed.keyAt;
       } else {
         runtime = runtimeOf(valueTok);
-        value = convertValue(spec, name, valueTok, notes);
+        const partial =
+          runtime && spec.kind === 'json' ? jsonWithRuntimeFields(valueTok.text, runtime) : undefined;
+        if (partial) {
+          value = partial.value;
+          runtimeKeys = partial.runtimeKeys;
+          runtime = undefined;
+          const which = Object.entries(partial.runtimeKeys)
+            .map(([key, rt]) => `${key} (${rt.text})`)
+            .join(', ');
+          notes.push({
+            value: `${name}: ${which} known only when the launch runs; the other keys are read as written`,
+            at: valueTok.at ?? tok.at,
+          });
+        } else value = convertValue(spec, name, valueTok, notes);
       }
     }
-    const arg: ArgValue = { value, ...(tok.at ? { at: tok.at } : {}), ...(keyAt ? { keyAt } : {}), ...(runtime ? { runtime } : {}) };
+    const arg: ArgValue = {
+      value,
+      ...(tok.at ? { at: tok.at } : {}),
+      ...(keyAt ? { keyAt } : {}),
+      ...(runtime ? { runtime } : {}),
+      ...(runtimeKeys ? { runtimeKeys } : {}),
+    };
     storeArg(spec, name, arg, tok, args, origins, notes, names);
   }
   return { positionals, origins };

@@ -186,7 +186,20 @@ export function checkConfigValues(args: Map<string, ArgValue>, notes: Located<st
     const arg = args.get(dest);
     if (!arg || !isPlainObject(arg.value)) continue;
     const w: Walk = { dest, keyAt: arg.keyAt ?? {}, ...(arg.at ? { at: arg.at } : {}), notes };
-    checkFields(w, arg.value, fields, '');
-    if (dest === 'speculative_config') checkSpeculative(w, arg.value);
+    // Sub-keys known only at run time hold their text as written: nothing to check in them.
+    const known = arg.runtimeKeys ? withoutKeys(arg.value, Object.keys(arg.runtimeKeys)) : arg.value;
+    checkFields(w, known, fields, '');
+    if (dest === 'speculative_config') checkSpeculative(w, known);
   }
+}
+
+function withoutKeys(value: Record<string, unknown>, dotted: string[]): Record<string, unknown> {
+  const copy = structuredClone(value);
+  for (const path of dotted) {
+    const keys = path.split('.');
+    let node: unknown = copy;
+    for (const key of keys.slice(0, -1)) node = isPlainObject(node) ? node[key] : undefined;
+    if (isPlainObject(node)) delete node[keys[keys.length - 1]];
+  }
+  return copy;
 }

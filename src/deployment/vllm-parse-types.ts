@@ -31,6 +31,8 @@ export interface ArgValue extends Located<unknown> {
   keyAt?: Record<string, SourceLocation>;
   /** The value is known only at run time; `value` then holds the text as written. */
   runtime?: RuntimeValue;
+  /** JSON flags: sub-keys (dotted) whose values are known only at run time; they hold the text as written. */
+  runtimeKeys?: Record<string, RuntimeValue>;
 }
 
 /** A flag vLLM would not take as written: not in the flag table, or an ambiguous abbreviation. */

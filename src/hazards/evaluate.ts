@@ -6,15 +6,25 @@
 import type { SourceLocation } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
 import type { EvaluatedCondition, Finding } from './finding.js';
-import { candidateValues, runtimeArgs, withArgValue } from '../deployment/runtime-candidates.js';
-import type { ArgValue } from '../deployment/vllm-parse-types.js';
+import {
+  candidateValues,
+  runtimeArgs,
+  runtimeSubKeys,
+  subKeyCandidates,
+  withArgValue,
+  withSubKeyValue,
+} from '../deployment/runtime-candidates.js';
+import type { ArgValue, RuntimeValue } from '../deployment/vllm-parse-types.js';
 import type { Condition, ConditionResult, Hazard } from './hazard.js';
+import { withHardwareCandidates } from './conditions/hardware-candidates.js';
 import { hazards as catalog } from './index.js';
 
 export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition[] {
   const runtime = runtimeArgs(d);
-  return h.conditions.map((c) => {
-    const r = runtime.length ? checkOverRuntimeValues(c, d, runtime) : c.check(d);
+  const subKeys = runtimeSubKeys(d);
+  return h.conditions.map((written) => {
+    const c = withHardwareCandidates(written);
+    const r = runtime.length || subKeys.length ? checkOverRuntimeValues(c, d, runtime, subKeys) : c.check(d);
     const out: EvaluatedCondition = {
       name: c.name,
       description: c.description,
@@ -31,9 +41,30 @@ export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition
  * (one argument at a time). The same answer for every value is the answer; different answers make
  * the condition unknown, naming the value and what settles it.
  */
-function checkOverRuntimeValues(c: Condition, d: Deployment, runtime: [string, ArgValue][]): ConditionResult {
+function checkOverRuntimeValues(
+  c: Condition,
+  d: Deployment,
+  runtime: [string, ArgValue][],
+  subKeys: [string, string, RuntimeValue][] = [],
+): ConditionResult {
   const base = c.check(d);
   let answer = base;
+  // A run-time key inside a JSON flag: the same rule, one key at a time.
+  for (const [dest, key, rt] of subKeys) {
+    const statuses = new Set(
+      subKeyCandidates(dest, key).map((v) => c.check(withSubKeyValue(d, dest, key, v)).status),
+    );
+    if (statuses.size === 1) continue;
+    const settle = rt.names.length
+      ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})`
+      : '';
+    const at = d.args.get(dest)?.at;
+    return {
+      status: 'unknown',
+      detail: `depends on --${dest.replace(/_/g, '-')}'s ${key}, whose value ${rt.text} is known only when the launch runs${settle}`,
+      ...(at ? { at } : base.at ? { at: base.at } : {}),
+    };
+  }
   for (const [dest, arg] of runtime) {
     const results = candidateValues(d, dest).map((v) => c.check(withArgValue(d, dest, v)));
     const statuses = new Set(results.map((r) => r.status));

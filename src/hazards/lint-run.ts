@@ -76,8 +76,16 @@ export function runLint(input: LintInput): LintOutcome {
     fileNotes.push(...loaded.notes);
     for (const seen of loaded.notLaunches)
       fileNotes.push({ value: `runs ${seen.value}: not checked`, ...(seen.at ? { at: seen.at } : {}) });
+    for (const other of loaded.notLaunchFiles)
+      fileNotes.push({
+        value: `not a launch: ${other.value}; not checked`,
+        ...(other.at ? { at: other.at } : {}),
+      });
     for (const file of loaded.filesWithoutLaunch)
-      if (!loaded.notLaunches.some((n) => n.at?.file === file))
+      if (
+        !loaded.notLaunches.some((n) => n.at?.file === file) &&
+        !loaded.notLaunchFiles.some((n) => n.at?.file === file)
+      )
         fileNotes.push({
           value: `no vLLM launch found in ${file}: it was not checked`,
           at: { file, line: 1, column: 1 },

@@ -39,7 +39,12 @@ export interface Characterization {
   /** Over (row, head) pairs: failing pairs by row index / head. */
   byRow: Bucket[];
   byHead: Bucket[];
-  hypotheses: { name: string; pairs: number }[];
+  /** Each hypothesis that explains some examined pair, with the share of examined pairs it explains. */
+  hypotheses: { name: string; pairs: number; share: number }[];
+  /** The hypothesis that explains the most examined pairs, and those that explain as many (ties). */
+  mechanism?: { name: string; pairs: number; share: number; ties: string[] };
+  /** Examined pairs no hypothesis reproduces. */
+  unexplained: number;
   /** Faulty pairs tested against the hypotheses. */
   pairsExamined: number;
   /** Page sizes seen (alignment tables mix them if there are several). */
@@ -90,13 +95,17 @@ export function characterize(cases: CaseResult[]): Characterization {
   const seqMinusWindow = new Map<number, Bucket>(), seqMod = new Map<number, Bucket>(), loMod = new Map<number, Bucket>();
   const byRow = new Map<number, Bucket>(), byHead = new Map<number, Bucket>();
   const hyp = new Map<string, number>();
+  let unexplained = 0;
   // alignment tables over the dumps that have errors (controls would only dilute them), else over all
   const scope = cases.some((c) => !c.ok) ? cases.filter((c) => !c.ok) : cases;
   for (const c of scope) {
     const P = c.pageSize, W = c.windowLeft + 1;
     const faulty = new Set(c.faultyPairs.map((p) => `${p.request}/${p.row}/${p.head}`));
     const faultyRows = new Set(c.faultyPairs.map((p) => `${p.request}/${p.row}`));
-    for (const p of c.faultyPairs) for (const m of p.matches) hyp.set(m, (hyp.get(m) ?? 0) + 1);
+    c.faultyPairs.slice(0, c.pairsExamined).forEach((p) => {
+      if (!p.matches.length) unexplained++;
+      for (const m of p.matches) hyp.set(m, (hyp.get(m) ?? 0) + 1);
+    });
     for (const r of c.requests) {
       const failing = r.faultyPairs > 0;
       if (c.windowLeft >= 0) {
@@ -114,6 +123,11 @@ export function characterize(cases: CaseResult[]): Characterization {
       }
     }
   }
+  const pairsExamined = scope.reduce((n, c) => n + c.pairsExamined, 0);
+  const hypotheses = [...hyp]
+    .map(([name, pairs]) => ({ name, pairs, share: pairsExamined ? pairs / pairsExamined : 0 }))
+    .sort((a, b) => b.pairs - a.pairs || a.name.localeCompare(b.name));
+  const best = hypotheses[0];
   return {
     dumps: cases.length,
     failingDumps: cases.filter((c) => !c.ok).length,
@@ -125,8 +139,10 @@ export function characterize(cases: CaseResult[]): Characterization {
     byWindowStartModPage: sorted(loMod),
     byRow: sorted(byRow),
     byHead: sorted(byHead),
-    pairsExamined: scope.reduce((n, c) => n + c.pairsExamined, 0),
-    hypotheses: [...hyp].map(([name, pairs]) => ({ name, pairs })).sort((a, b) => b.pairs - a.pairs),
+    pairsExamined,
+    hypotheses,
+    ...(best ? { mechanism: { ...best, ties: hypotheses.filter((h) => h !== best && h.pairs === best.pairs).map((h) => h.name) } } : {}),
+    unexplained,
     pageSizes: [...new Set(cases.map((c) => c.pageSize))].sort((a, b) => a - b),
   };
 }

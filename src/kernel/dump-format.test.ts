@@ -127,3 +127,21 @@ describe('kernel dump format', () => {
     assert.ok(rejected > 50, `only ${rejected} of 300 corruptions were rejected`);
   });
 });
+
+describe('kernel dumps: declared NaN poison', () => {
+  test('NaN is accepted outside every window only when declared, and refused in a slot a row reads', async () => {
+    const { PRESETS } = await import('./presets.js');
+    const { buildVectorCase, presetCases } = await import('./vectors.js');
+    const small = { ...PRESETS['swa-specdec-sweep'], seqLens: [90, 131] };
+    const c = presetCases(small).find((x) => x.qDtype === 'bf16' && x.windowLeft === 63 && x.qLenPerReq === 2)!;
+    const parts = buildVectorCase(small, c, 0, { seed: 1, unitScales: false, nanOutsideWindow: true });
+    assert.doesNotThrow(() => parseKernelDump(serializeKernelDump(parts), 'ok'));
+    const undeclared = { ...parts, meta: { ...parts.meta, extra: { ...parts.meta.extra, poison: '' } } };
+    assert.throws(() => parseKernelDump(serializeKernelDump(undeclared), 'x'), /non-finite/);
+    const codes = new Uint8Array(parts.kvCache.data as Uint8Array);
+    const block = parts.blockTables[1][Math.floor(120 / 16)];
+    codes[((block * 2 + 0) * 2 + 0) * 16 * 64 + (120 % 16) * 64] = 0x7f; // K of position 120 (read by request 1), head 0
+    const live = { ...parts, kvCache: { ...parts.kvCache, data: codes } };
+    assert.throws(() => parseKernelDump(serializeKernelDump(live), 'x'), /position 120 .* non-finite, but a row reads it/);
+  });
+});

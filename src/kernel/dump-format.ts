@@ -14,7 +14,7 @@ import { UserError } from '../core/errors.js';
 import { openSafetensors, parseSafetensors, serializeSafetensors, writeSafetensors } from '../tensors/safetensors.js';
 import { toFloat32, type Tensor } from '../tensors/tensor.js';
 import type { DType } from '../tensors/dtypes.js';
-import { DUMP_ERROR, formatDumpMeta, parseDumpMeta, type DumpMeta, type OutDtype, type QDtype } from './dump-metadata.js';
+import { DUMP_ERROR, NAN_POISON, formatDumpMeta, parseDumpMeta, type DumpMeta, type OutDtype, type QDtype } from './dump-metadata.js';
 
 export interface DumpGeometry {
   batch: number;
@@ -181,15 +181,31 @@ function checkInputsFinite(
   const qv = toFloat32(query);
   for (let i = 0; i < qv.length; i++)
     if (!Number.isFinite(qv[i])) fail(label, `query holds a non-finite value at flat index ${i} (token ${Math.floor(i / (query.shape[1] * query.shape[2]))})`, 'attention inputs must be finite; a NaN in the output is what verify reports, a NaN in the input is a broken dump');
-  const used = new Set<number>();
-  tables.forEach((row, b) => {
-    for (let i = 0; i < Math.ceil(seqLens[b] / meta.pageSize); i++) used.add(row[i]);
-  });
-  const blockElems = 2 * g.numKvHeads * meta.pageSize * g.headDim;
   const kvv = toFloat32(kv);
-  for (const block of used)
-    for (let i = block * blockElems; i < (block + 1) * blockElems; i++)
-      if (!Number.isFinite(kvv[i])) fail(label, `kv_cache block ${block} holds a non-finite value (flat index ${i})`, 'pages the block tables reference must be finite');
+  const blockElems = 2 * g.numKvHeads * meta.pageSize * g.headDim;
+  if (meta.extra.poison !== NAN_POISON) {
+    const used = new Set<number>();
+    tables.forEach((row, b) => {
+      for (let i = 0; i < Math.ceil(seqLens[b] / meta.pageSize); i++) used.add(row[i]);
+    });
+    for (const block of used)
+      for (let i = block * blockElems; i < (block + 1) * blockElems; i++)
+        if (!Number.isFinite(kvv[i])) fail(label, `kv_cache block ${block} holds a non-finite value (flat index ${i})`, `pages the block tables reference must be finite (unless the metadata declares poison=${NAN_POISON})`);
+    return;
+  }
+  // a poisoned dump: every slot some row reads must be finite; the rest may hold NaN on purpose
+  const P = meta.pageSize, H = g.numKvHeads, hd = g.headDim;
+  const at = meta.kvLayout === 'HND' ? (blk: number, pl: number, h: number, off: number) => (((blk * 2 + pl) * H + h) * P + off) * hd : (blk: number, pl: number, h: number, off: number) => (((blk * 2 + pl) * P + off) * H + h) * hd;
+  tables.forEach((row, b) => {
+    const first = meta.windowLeft < 0 ? 0 : Math.max(0, seqLens[b] - meta.qLenPerReq - meta.windowLeft);
+    for (let pos = first; pos < seqLens[b]; pos++)
+      for (let pl = 0; pl < 2; pl++)
+        for (let h = 0; h < H; h++) {
+          const o = at(row[(pos / P) | 0], pl, h, pos % P);
+          for (let i = o; i < o + hd; i++)
+            if (!Number.isFinite(kvv[i])) fail(label, `request ${b}: the ${pl ? 'value' : 'key'} at position ${pos} (head ${h}) is non-finite, but a row reads it`, 'a poisoned dump may hold NaN only in slots outside every window');
+        }
+  });
 }
 
 /** Reads and validates one dump file. */

@@ -9,6 +9,9 @@ import { UserError } from '../core/errors.js';
 export const DUMP_FORMAT = 'faultline-kernel-dump/1';
 export const DUMP_ERROR = 'E_KERNEL_DUMP';
 
+/** metadata `poison`: KV slots outside every window hold NaN on purpose (kernel vectors --nan-outside-window). */
+export const NAN_POISON = 'nan-outside-window';
+
 export type QDtype = 'bf16' | 'fp8_e4m3';
 export type KvDtypeName = 'bf16' | 'fp8_e4m3';
 export type OutDtype = 'bf16' | 'fp16' | 'fp32';

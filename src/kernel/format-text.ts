@@ -25,6 +25,11 @@ export function formatVerifyText(cases: CaseResult[], ch: Characterization, o: {
       `${pad(basename(c.file), w)}  ${pad(c.qDtype, 8)} ${pad(c.kvDtype, 8)} ${lpad(win, 6)} ${lpad(c.qLenPerReq, 5)} ${lpad(c.requests.length, 4)} ${lpad(num(c.maxAbsError, 3), 9)} ${lpad(c.mismatches, 8)} ${lpad(c.faultyPairs.length, 5)}  ${pad(`${num(c.tolerance.atol, 2)}, ${num(c.tolerance.rtol, 2)}`, 22)}  ${status}${c.nonFinite ? ` (${c.nonFinite} non-finite outputs)` : ''}`,
     );
   }
+  const widened = cases.filter((c) => c.dtypeBand);
+  if (widened.length) {
+    lines.push('', `FP8-arithmetic kernel: ${widened[0].tolerance.source}.`);
+    lines.push(`  against the dtype band alone: ${widened.map((c) => `${basename(c.file)} ${c.dtypeBand!.mismatches} mismatches in ${c.dtypeBand!.faultyPairs} pairs (${num(c.dtypeBand!.tolerance.atol, 2)}, ${num(c.dtypeBand!.tolerance.rtol, 2)})`).join('; ')}`);
+  }
   const failing = cases.filter((c) => !c.ok);
   if (failing.length) {
     lines.push('', 'Localized errors (request, query row, head):');
@@ -77,7 +82,14 @@ export function formatCharacterization(ch: Characterization): string[] {
   lines.push(bucketLine('window start mod page', ch.byWindowStartModPage, 'rows'));
   lines.push(bucketLine('query row', ch.byRow, '(row, head) pairs'));
   lines.push(bucketLine('head', ch.byHead, '(row, head) pairs'));
-  if (ch.hypotheses.length) lines.push(`  explained by: ${ch.hypotheses.map((h) => `${h.name} (${h.pairs} of ${ch.pairsExamined} examined pairs)`).join('; ')}`);
+  const pct = (x: number) => `${(100 * x).toFixed(x < 0.999 && x > 0.99 ? 1 : 0)} %`;
+  if (ch.mechanism) {
+    const m = ch.mechanism;
+    lines.push(`  mechanism: ${m.name} — explains ${m.pairs} of ${ch.pairsExamined} examined wrong pairs (${pct(m.share)})${m.ties.length ? `; as many: ${m.ties.join('; ')}` : ''}`);
+    const rest = ch.hypotheses.filter((h) => h.name !== m.name && !m.ties.includes(h.name)).slice(0, 6);
+    if (rest.length) lines.push(`  also reproduce some pairs: ${rest.map((h) => `${h.name} (${pct(h.share)})`).join('; ')}`);
+  }
+  if (ch.pairsExamined) lines.push(`  unexplained: ${ch.unexplained} of ${ch.pairsExamined} examined wrong pairs match no listed hypothesis`);
   return lines;
 }
 

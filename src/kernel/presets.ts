@@ -50,6 +50,14 @@ const SPEC_DECODE_SWEEP = {
   junkBlocks: 2,
 } satisfies Partial<PresetSpec>;
 
+/**
+ * Real kernels tile keys by 16–256 and skip whole tiles before a row's window start; a start rounded
+ * down to a tile only shows once it lies past the tile. Two requests at or below the window are the
+ * control; the rest put the last row's window start past 64, 128 and 256 keys at offsets that avoid
+ * multiples of 16 (so page, 32-, 64- and 128-key tiles each round differently).
+ */
+const TILE_OFFSET_SEQ_LENS = [50, 64, 97, 139, 158, 187, 211, 246, 263, 290, 317, 341, 362, 395, 419, 437, 466, 500];
+
 export const PRESETS: Record<string, PresetSpec> = {
   'swa-specdec-sweep': {
     name: 'swa-specdec-sweep',
@@ -76,6 +84,44 @@ export const PRESETS: Record<string, PresetSpec> = {
     smScale: 128 ** -0.5,
     seqLens: range(240, 300),
     ...SPEC_DECODE_SWEEP,
+  },
+  'swa-tile-offsets': {
+    name: 'swa-tile-offsets',
+    description:
+      'window 64, page 16, 4 q heads / 2 kv heads, head_dim 64 (the sweep geometry); seq_len 50–500, so window starts lie past 64, 128 and 256 keys at offsets that are no multiple of 16, 32 or 64 (a start rounded down to a kernel tile is told apart from "no window"); q_len_per_req 1,4,8,16; Q BF16 and FP8; window on and off; FP8 KV and the BF16-KV control',
+    numHeads: 4,
+    numKvHeads: 2,
+    headDim: 64,
+    pageSize: 16,
+    slidingWindow: 64,
+    smScale: 1 / 8,
+    seqLens: TILE_OFFSET_SEQ_LENS,
+    qLens: [1, 4, 8, 16],
+    qDtypes: ['bf16', 'fp8_e4m3'],
+    windowed: [true, false],
+    kvDtypes: ['fp8_e4m3', 'bf16'],
+    qkStd: 1,
+    vStd: 2,
+    junkBlocks: 2,
+  },
+  'swa-tile-offsets-large': {
+    name: 'swa-tile-offsets-large',
+    description:
+      'window 256, page 16, 8 q heads / 2 kv heads, head_dim 128 (the large geometry); seq_len 240–760, so window starts lie past 256 keys at varied offsets; q_len_per_req 1,4,8,16; Q BF16 and FP8; window on and off; FP8 KV',
+    numHeads: 8,
+    numKvHeads: 2,
+    headDim: 128,
+    pageSize: 16,
+    slidingWindow: 256,
+    smScale: 128 ** -0.5,
+    seqLens: [240, 256, 301, 334, 389, 421, 467, 531, 575, 613, 690, 747],
+    qLens: [1, 4, 8, 16],
+    qDtypes: ['bf16', 'fp8_e4m3'],
+    windowed: [true, false],
+    kvDtypes: ['fp8_e4m3'],
+    qkStd: 1,
+    vStd: 2,
+    junkBlocks: 2,
   },
   'kv-dtype-controls': {
     name: 'kv-dtype-controls',

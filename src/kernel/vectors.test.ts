@@ -78,3 +78,45 @@ describe('kernel vectors', () => {
     }
   });
 });
+
+describe('kernel vectors: tile offsets and NaN poison', () => {
+  test('the tile-offset presets put window starts past 64, 128 and 256 keys, at offsets no tile divides', () => {
+    for (const name of ['swa-tile-offsets', 'swa-tile-offsets-large']) {
+      const t = PRESETS[name];
+      const starts = t.seqLens.map((s) => s - t.slidingWindow).filter((x) => x > 0);
+      for (const tile of name.endsWith('large') ? [256] : [64, 128, 256]) assert.ok(starts.some((x) => x > tile), `${name}: no start past ${tile}`);
+      assert.ok(starts.filter((x) => x % 16 !== 0).length >= starts.length - 1, `${name}: starts on page multiples`);
+      assert.ok(t.seqLens.some((s) => s <= t.slidingWindow), `${name}: no seq_len ≤ window control`);
+    }
+  });
+
+  for (const slots of ['all', 'before-window', 'past-end'] as const)
+    test(`--nan-outside-window ${slots}: NaN exactly in the slots no row reads, own pages per request, declared in the metadata`, () => {
+      const small = { ...PRESETS['swa-specdec-sweep'], seqLens: [40, 90, 131] };
+      const c = presetCases(small).find((x) => x.qDtype === 'bf16' && x.windowLeft === 63 && x.qLenPerReq === 4)!;
+      const d = parseKernelDump(serializeKernelDump(buildVectorCase(small, c, 0, { seed: 1, unitScales: false, nanOutsideWindow: true, nanSlots: slots })), 'p');
+      assert.equal(d.meta.extra.poison, 'nan-outside-window');
+      assert.equal(d.meta.extra.poison_slots, slots);
+      const owned = d.blockTables.map((row, b) => row.slice(0, Math.ceil(d.seqLens[b] / 16)));
+      assert.equal(new Set(owned.flat()).size, owned.flat().length, 'requests share pages');
+      const codes = d.kvCache.data as Uint8Array;
+      const { numKvHeads: H, headDim: hd } = d.geometry;
+      d.seqLens.forEach((s, b) => {
+        const firstRead = Math.max(0, s - 4 - 63);
+        for (let pos = 0; pos < owned[b].length * 16; pos++) {
+          const at = (((owned[b][pos >> 4] * 2 + 1) * H + 0) * 16 + (pos % 16)) * hd; // V plane, head 0
+          const isNan = (codes[at] & 0x7f) === 0x7f;
+          const want = (pos < firstRead && slots !== 'past-end') || (pos >= s && slots !== 'before-window');
+          assert.equal(isNan, want, `${slots}: request ${b} position ${pos}`);
+        }
+      });
+    });
+
+  test('the poison flag off leaves every preset byte for byte as before (a shared prefix of pages)', () => {
+    const c = presetCases(p)[7];
+    const a = buildVectorCase(p, c, 7, { seed: 1, unitScales: false });
+    const b = buildVectorCase(p, c, 7, { seed: 1, unitScales: false, nanOutsideWindow: false });
+    assert.deepEqual(serializeKernelDump(a), serializeKernelDump(b));
+    assert.ok(a.blockTables.every((row) => row.join() === a.blockTables[0].join()));
+  });
+});

@@ -15,9 +15,12 @@ import { VERSION } from '../core/version.js';
 import { fixedScales } from '../engine/attention/bookkeeping.js';
 import { f32ToBf16Bits, roundToBf16 } from '../numerics/bf16.js';
 import { encodeFp8, FP8_E4M3_MAX, quantizeToFp8Codes } from '../numerics/fp8.js';
+
+/** E4M3FN has one NaN per sign: S.1111.111. */
+const FP8_E4M3_NAN_CODE = 0x7f;
 import { makeTensor, type Tensor } from '../tensors/tensor.js';
 import { writeKernelDump, type KernelDump } from './dump-format.js';
-import type { KvDtypeName, QDtype } from './dump-metadata.js';
+import { NAN_POISON, type KvDtypeName, type QDtype } from './dump-metadata.js';
 import type { PresetSpec } from './presets.js';
 
 export interface VectorCase {
@@ -32,7 +35,19 @@ export interface VectorOptions {
   seed: number;
   /** Scales 1.0 (hides the scale-bookkeeping defect; a control only). */
   unitScales: boolean;
+  /**
+   * NaN in every KV slot no row may read: keys older than a request's first window, slots past its
+   * seq_len, unused pages. Each request then gets pages of its own (a shared prefix would make one
+   * request's stale keys another's live ones). A kernel that loads a masked slot and multiplies its
+   * zero weight by it returns NaN even where the finite values would have cancelled.
+   */
+  nanOutsideWindow?: boolean;
+  /** Which of those slots get NaN (default all): the keys before the window, or the slots past seq_len and unused pages. */
+  nanSlots?: NanSlots;
 }
+
+export const NAN_SLOTS = ['all', 'before-window', 'past-end'] as const;
+export type NanSlots = (typeof NAN_SLOTS)[number];
 
 /** The cases of a preset, in a stable order (FP8 Q is only paired with an FP8 cache, as in vLLM). */
 export function presetCases(p: PresetSpec): VectorCase[] {
@@ -60,9 +75,20 @@ export function buildVectorCase(p: PresetSpec, c: VectorCase, index: number, o: 
     if (s < c.qLenPerReq) throw new UserError(`preset ${p.name}: seq_len ${s} < q_len_per_req ${c.qLenPerReq}`, { code: 'E_USAGE' });
   const maxSeq = Math.max(...p.seqLens);
   const pages = Math.ceil(maxSeq / P);
-  const numBlocks = pages + p.junkBlocks;
+  const poison = o.nanOutsideWindow === true;
+  const slots: NanSlots = o.nanSlots ?? 'all';
+  const nanBefore = poison && slots !== 'past-end', nanPast = poison && slots !== 'before-window';
+  // pages per owner: one shared prefix, or (poisoned) one run of pages per request
+  const ownerPages = poison ? p.seqLens.map((s) => Math.ceil(s / P)) : [pages];
+  const numBlocks = ownerPages.reduce((a, b) => a + b, 0) + p.junkBlocks;
   const order = shuffled(numBlocks, rng);
-  const table = order.slice(0, pages);
+  const ownerTables: number[][] = [];
+  let next = 0;
+  for (const n of ownerPages) {
+    ownerTables.push(order.slice(next, next + n));
+    next += n;
+  }
+  const junk = order.slice(next);
 
   // real K/V of the shared prefix, [pos][Hkv][hd], BF16 like a model's K/V projections
   const K = bf16Normals(rng, maxSeq * Hkv * hd, p.qkStd);
@@ -77,28 +103,44 @@ export function buildVectorCase(p: PresetSpec, c: VectorCase, index: number, o: 
   const kCodes = stored ? stored(K, kScale, 'e4m3fn', 'satfinite') : null;
   const vCodes = stored ? stored(V, vScale, 'e4m3fn', 'satfinite') : null;
   const kvCodes = fp8Kv ? new Uint8Array(numBlocks * blockElems) : null;
-  for (let pos = 0; pos < maxSeq; pos++)
-    for (let h = 0; h < Hkv; h++)
-      for (let d = 0; d < hd; d++) {
-        const src = (pos * Hkv + h) * hd + d;
+  const slot = (block: number, plane: number, h: number, off: number) => (((block * 2 + plane) * Hkv + h) * P + off) * hd;
+  ownerTables.forEach((table, owner) => {
+    const length = poison ? p.seqLens[owner] : maxSeq;
+    // keys no row of this request reads: before its first row's window, and past its seq_len
+    const firstRead = nanBefore && c.windowLeft >= 0 ? Math.max(0, length - c.qLenPerReq - c.windowLeft) : 0;
+    for (let pos = 0; pos < table.length * P; pos++)
+      for (let h = 0; h < Hkv; h++) {
         const block = table[Math.floor(pos / P)];
-        const kAt = (((block * 2 + 0) * Hkv + h) * P + (pos % P)) * hd + d;
-        const vAt = (((block * 2 + 1) * Hkv + h) * P + (pos % P)) * hd + d;
-        if (kvCodes) {
-          kvCodes[kAt] = kCodes![src];
-          kvCodes[vAt] = vCodes![src];
-        } else {
-          kvValues[kAt] = K[src];
-          kvValues[vAt] = V[src];
+        if (pos >= maxSeq && !nanPast) continue; // the last page keeps zeros past the longest request
+        const live = pos >= firstRead && (pos < length || !nanPast);
+        for (let d = 0; d < hd; d++) {
+          const src = (pos * Hkv + h) * hd + d;
+          const kAt = slot(block, 0, h, pos % P) + d, vAt = slot(block, 1, h, pos % P) + d;
+          if (!live) {
+            if (kvCodes) kvCodes[kAt] = kvCodes[vAt] = FP8_E4M3_NAN_CODE;
+            else kvValues[kAt] = kvValues[vAt] = NaN;
+          } else if (kvCodes) {
+            kvCodes[kAt] = kCodes![src];
+            kvCodes[vAt] = vCodes![src];
+          } else {
+            kvValues[kAt] = K[src];
+            kvValues[vAt] = V[src];
+          }
         }
       }
-  // junk pages: large finite values (FP8 ±448, BF16 ±1e4) that wreck any output that reads them
-  for (const block of order.slice(pages))
+  });
+  // junk pages: NaN when poisoned, else large finite values (FP8 ±448, BF16 ±1e4) that wreck any output that reads them
+  for (const block of junk)
     for (let i = block * blockElems; i < (block + 1) * blockElems; i++) {
       const neg = rng.next() < 0.5;
-      if (kvCodes) kvCodes[i] = neg ? 0xfe : 0x7e;
-      else kvValues[i] = neg ? -1e4 : 1e4;
+      if (kvCodes) kvCodes[i] = nanPast ? FP8_E4M3_NAN_CODE : neg ? 0xfe : 0x7e;
+      else kvValues[i] = nanPast ? NaN : neg ? -1e4 : 1e4;
     }
+  // a request's table: its own pages (or the shared prefix), padded with an unused page
+  const blockTables = p.seqLens.map((_, b) => {
+    const own = ownerTables[poison ? b : 0];
+    return [...own, ...Array<number>(pages - own.length).fill(junk[0] ?? own[0])];
+  });
   const kvShape = [numBlocks, 2, Hkv, P, hd];
   const kvCache: Tensor = kvCodes ? makeTensor('F8_E4M3', kvShape, kvCodes) : makeTensor('BF16', kvShape, bf16Bits(kvValues));
 
@@ -127,11 +169,12 @@ export function buildVectorCase(p: PresetSpec, c: VectorCase, index: number, o: 
         preset: p.name,
         seed: String(o.seed),
         generator: `faultline ${VERSION} kernel vectors`,
+        ...(poison ? { poison: NAN_POISON, poison_slots: slots } : {}),
       },
     },
     query,
     kvCache,
-    blockTables: p.seqLens.map(() => [...table]),
+    blockTables,
     seqLens: [...p.seqLens],
     scales: { q: qScale, k: kScale, v: vScale },
     // an unquantized cache carries no k/v scales (vLLM applies none); q_scale is the checkpoint's,
@@ -183,6 +226,8 @@ export interface Manifest {
   description: string;
   seed: number;
   unitScales: boolean;
+  nanOutsideWindow: boolean;
+  nanSlots?: NanSlots;
   geometry: { numHeads: number; numKvHeads: number; headDim: number; pageSize: number; slidingWindow: number; smScale: number };
   seqLens: number[];
   cases: (VectorCase & { batch: number; scales: { q: number; k: number; v: number }; bmm1Scale: number; bmm2Scale: number })[];
@@ -197,6 +242,8 @@ export function writeVectors(dir: string, p: PresetSpec, o: VectorOptions): Mani
     description: p.description,
     seed: o.seed,
     unitScales: o.unitScales,
+    nanOutsideWindow: o.nanOutsideWindow === true,
+    ...(o.nanOutsideWindow ? { nanSlots: o.nanSlots ?? 'all' } : {}),
     geometry: { numHeads: p.numHeads, numKvHeads: p.numKvHeads, headDim: p.headDim, pageSize: p.pageSize, slidingWindow: p.slidingWindow, smScale: p.smScale },
     seqLens: [...p.seqLens],
     cases: [],

@@ -123,4 +123,22 @@ describe('kernel verify: comparison and localization', () => {
     assert.deepEqual(parseTolerance('0.5,0'), { kind: 'fixed', atol: 0.5, rtol: 0 });
     for (const bad of ['', '1', '1,2,3', 'a,b', '-1,0', 'NaN,1']) assert.throws(() => parseTolerance(bad), UserError);
   });
+
+  test('a kernel that declares FP8 arithmetic is judged on the FP8 band, and the report counts what the dtype band flags', () => {
+    const parts = smallCase({ qLen: 4 });
+    const ref = referenceOutput(load(parts));
+    // an error of 0.05 on every element: FP8-rounding sized, 2.5× the BF16 spec-decode band
+    const noisy = ref.map((x) => x + 0.05);
+    const bf16Kernel = verifyDump(load(withOutput(parts, noisy)), { kind: 'auto' });
+    assert.equal(bf16Kernel.ok, false);
+    assert.equal(bf16Kernel.dtypeBand, undefined);
+    const fp8 = withOutput(parts, noisy);
+    const fp8Kernel = verifyDump(load({ ...fp8, meta: { ...fp8.meta, extra: { ...fp8.meta.extra, kernel_arithmetic: 'fp8' } } }), { kind: 'auto' });
+    assert.equal(fp8Kernel.ok, true);
+    assert.deepEqual([fp8Kernel.tolerance.atol, fp8Kernel.tolerance.rtol], [0.1, 0.1]);
+    assert.match(fp8Kernel.tolerance.source, /FP8-arithmetic/);
+    assert.equal(fp8Kernel.dtypeBand?.mismatches, bf16Kernel.mismatches);
+    // a given tolerance is the user's: no second band
+    assert.equal(verifyDump(load({ ...fp8, meta: { ...fp8.meta, extra: { kernel_arithmetic: 'fp8' } } }), parseTolerance('0.2,0')).dtypeBand, undefined);
+  });
 });

@@ -14,7 +14,7 @@ import { keyRange } from '../engine/attention/backend.js';
 import { toFloat32 } from '../tensors/tensor.js';
 import type { KernelDump } from './dump-format.js';
 import { expectedKernelScales, referenceOutput } from './reference-inputs.js';
-import { resolveTolerance, withinTolerance, type Tolerance, type ToleranceSpec } from './tolerance.js';
+import { resolveTolerance, secondaryTolerance, withinTolerance, type Tolerance, type ToleranceSpec } from './tolerance.js';
 import { matchHypotheses } from './hypotheses.js';
 
 export interface PairError {
@@ -64,6 +64,8 @@ export interface CaseResult {
   pageSize: number;
   numHeads: number;
   tolerance: Tolerance;
+  /** Where auto widened the band for a kernel's FP8 arithmetic: what the dtype band alone flags. */
+  dtypeBand?: { tolerance: Tolerance; mismatches: number; faultyPairs: number };
   elements: number;
   mismatches: number;
   nonFinite: number;
@@ -97,6 +99,8 @@ function auditScales(d: KernelDump): ScaleAudit {
 export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array = referenceOutput(d)): CaseResult {
   if (!d.output) throw new Error('verifyDump needs a dump with an output (the caller checks)');
   const tol = resolveTolerance(spec, d.meta);
+  const strict = secondaryTolerance(spec, d.meta);
+  let strictMismatches = 0, strictPairs = 0;
   const out = toFloat32(d.output);
   const { numHeads: Hq, headDim: hd } = d.geometry;
   const qLen = d.meta.qLenPerReq;
@@ -109,13 +113,14 @@ export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array
       const position = d.seqLens[b] - qLen + t;
       for (let h = 0; h < Hq; h++) {
         const o = ((b * qLen + t) * Hq + h) * hd;
-        let pMax = 0, pMis = 0, pNan = 0, refMax = 0, dot = 0, na = 0, nb = 0;
+        let pMax = 0, pMis = 0, pNan = 0, refMax = 0, dot = 0, na = 0, nb = 0, pStrict = 0;
         for (let i = o; i < o + hd; i++) {
           const x = out[i], e = ref[i];
           if (!Number.isFinite(x)) pNan++;
           const err = Number.isFinite(x) ? Math.abs(x - e) : Infinity;
           if (err > pMax) pMax = err;
           if (!withinTolerance(x, e, tol)) pMis++;
+          if (strict && !withinTolerance(x, e, strict)) pStrict++;
           refMax = Math.max(refMax, Math.abs(e));
           dot += x * e;
           na += x * x;
@@ -123,6 +128,8 @@ export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array
         }
         mismatches += pMis;
         nonFinite += pNan;
+        strictMismatches += pStrict;
+        if (pStrict) strictPairs++;
         maxAbsError = Math.max(maxAbsError, pMax);
         summary.maxAbs = Math.max(summary.maxAbs, pMax);
         if (pMis === 0) continue;
@@ -158,6 +165,7 @@ export function verifyDump(d: KernelDump, spec: ToleranceSpec, ref: Float32Array
     pageSize: d.meta.pageSize,
     numHeads: Hq,
     tolerance: tol,
+    ...(strict ? { dtypeBand: { tolerance: strict, mismatches: strictMismatches, faultyPairs: strictPairs } } : {}),
     elements: out.length,
     mismatches,
     nonFinite,

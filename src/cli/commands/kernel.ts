@@ -19,7 +19,7 @@ import { DEFAULT_PRESET, PRESETS, presetByName } from '../../kernel/presets.js';
 import { auditScales, SCALE_PATHS, type ScalePath } from '../../kernel/scales.js';
 import { parseTolerance } from '../../kernel/tolerance.js';
 import { verifyDump, type CaseResult } from '../../kernel/verify.js';
-import { writeVectors } from '../../kernel/vectors.js';
+import { NAN_SLOTS, writeVectors, type NanSlots } from '../../kernel/vectors.js';
 import { commandLine } from '../../report/provenance.js';
 import { writeProducedReport } from '../../report/write.js';
 import type { CliIO } from '../io.js';
@@ -65,11 +65,13 @@ Examples:
     .addOption(new Option('--preset <name>', 'which cases').choices(Object.keys(PRESETS)).default(DEFAULT_PRESET))
     .option('--seed <n>', 'random seed', '1')
     .option('--unit-scales', 'q/k/v scales 1.0 (hides scale-bookkeeping defects; a control only)', false)
+    .addOption(new Option('--nan-outside-window [slots]', 'NaN in the KV slots no row may read (each request then gets pages of its own): all, before-window (keys older than its window) or past-end (slots past its seq_len, unused pages). A kernel that loads a masked slot returns NaN').choices([...NAN_SLOTS]).preset('all'))
     .addHelpText('after', `\nPresets:\n${Object.values(PRESETS).map((p) => `  ${p.name}: ${p.description}`).join('\n')}\n`)
-    .action((o: { out: string; preset: string; seed: string; unitScales: boolean }) => {
+    .action((o: { out: string; preset: string; seed: string; unitScales: boolean; nanOutsideWindow?: NanSlots }) => {
       const dir = prepareOutputDir('--out', io.cwd, o.out);
-      const m = writeVectors(dir, presetByName(o.preset), { seed: intOption('--seed', o.seed, 0), unitScales: o.unitScales });
-      io.out(`wrote ${m.cases.length} dumps (preset ${m.preset}, seed ${m.seed}${m.unitScales ? ', unit scales' : ', calibrated scales'}) and manifest.json to ${dir}\n`);
+      const poison = o.nanOutsideWindow !== undefined;
+      const m = writeVectors(dir, presetByName(o.preset), { seed: intOption('--seed', o.seed, 0), unitScales: o.unitScales, nanOutsideWindow: poison, nanSlots: o.nanOutsideWindow });
+      io.out(`wrote ${m.cases.length} dumps (preset ${m.preset}, seed ${m.seed}${m.unitScales ? ', unit scales' : ', calibrated scales'}${poison ? `, NaN in the ${m.nanSlots} slots no row reads` : ''}) and manifest.json to ${dir}\n`);
       io.out('next: run a kernel on them (tools/capture on a GPU, or `faultline kernel run-engine`), then `faultline kernel verify`\n');
       exit(0);
     });

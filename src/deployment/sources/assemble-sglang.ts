@@ -9,8 +9,16 @@ import type { Located } from '../../core/located.js';
 import type { Deployment } from '../deployment.js';
 import { applySglangRewrites, parseSglangLaunch } from '../engines/sglang/deployment.js';
 import { parseVersion } from '../versions.js';
-import { checkedVersion, gpuOf, located, modelFacts, type AssembleOptions } from './assemble.js';
+import {
+  addHardwareFacts,
+  checkedVersion,
+  gpuOf,
+  located,
+  modelFacts,
+  type AssembleOptions,
+} from './assemble.js';
 import type { LaunchCommand } from './launch-command.js';
+import { modelFamilyOf } from '../model-family.js';
 
 /** lmsysorg/sglang:v0.5.6.post2-cu129-amd64 and the like: the release is the tag's first part. */
 const SGLANG_IMAGE = /^(?:docker\.io\/)?lmsysorg\/sglang:v?(\d+\.\d+\.\d+(?:\.post\d+|rc\d+)?)(?:-[\w.-]+)?$/;
@@ -38,10 +46,17 @@ export function assembleSglangDeployment(
   };
   const facts = modelFacts(launch, d, opts);
   if (facts) d.modelFacts = facts;
-  const gpu = gpuOf(launch, opts, notes);
-  if (gpu) d.gpu = gpu;
+  else {
+    const family = modelFamilyOf(d.model);
+    if (family) d.modelFamily = family;
+  }
   if (opts.flashinferVersion)
     d.versions.flashinfer = { value: checkedVersion(opts.flashinferVersion, '--flashinfer-version') };
+  const gpu = gpuOf(launch, opts, notes);
+  if (gpu) d.gpu = gpu;
+  // SGLang's defaults depend on the platform, and the platform on the backend as written: both before the rewrites.
+  d.args = parsed.written;
+  addHardwareFacts(d, launch, opts, []);
   applySglangRewrites(d, parsed, relocate);
   return d;
 }

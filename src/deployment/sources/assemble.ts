@@ -12,12 +12,14 @@ import { isUserError, UserError, type SourceLocation } from '../../core/errors.j
 import type { Located } from '../../core/located.js';
 import type { Deployment, GpuFacts, ModelFacts } from '../deployment.js';
 import { parseGpu } from '../gpu.js';
+import { platformOf } from '../platform.js';
 import { readModelFacts } from '../model-config.js';
 import { parseVersion } from '../versions.js';
 import { parseVllmCommand } from '../vllm-args.js';
 import { sglangProgramLength } from '../engines/sglang/command.js';
 import { assembleSglangDeployment } from './assemble-sglang.js';
 import type { LaunchCommand } from './launch-command.js';
+import { modelFamilyOf } from '../model-family.js';
 
 export interface AssembleOptions {
   /** Path to a config.json or model directory (the CLI's --model-config), relative to cwd. */
@@ -85,9 +87,29 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   };
   const facts = modelFacts(launch, d, opts);
   if (facts) d.modelFacts = facts;
-  const gpu = gpuOf(launch, opts, notes);
-  if (gpu) d.gpu = gpu;
+  else {
+    const family = modelFamilyOf(d.model);
+    if (family) d.modelFamily = family;
+  }
+  addHardwareFacts(d, launch, opts, notes);
   return d;
+}
+
+/** The GPU (or the GPUs it may be), and the platform the launch shows. */
+export function addHardwareFacts(
+  d: Deployment,
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): void {
+  const gpu = d.gpu ?? gpuOf(launch, opts, notes);
+  if (gpu) d.gpu = gpu;
+  else {
+    const candidates = gpuCandidatesOf(launch);
+    if (candidates.length > 1) d.gpuCandidates = candidates;
+  }
+  const platform = platformOf(d, launch.image);
+  if (platform) d.platform = platform;
 }
 
 export function located(at: SourceLocation | undefined): { at?: SourceLocation } {
@@ -164,7 +186,7 @@ export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Locat
   const sms = new Set(mapped.map((g) => g.value.sm));
   if (sms.size > 1) {
     notes.push({
-      value: `the pod may run on GPUs of different architectures (${mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`).join(', ')}); give --gpu to choose one`,
+      value: `the launch may run on GPUs of different architectures (${mapped.map((g) => `${g.value.name ?? '?'} sm${g.value.sm}`).join(', ')}); a GPU-specific hazard is reported only when one of them is in its family; give --gpu to choose one`,
       ...located(mapped[0].at),
     });
     return undefined;
@@ -172,7 +194,25 @@ export function gpuOf(launch: LaunchCommand, opts: AssembleOptions, notes: Locat
   return mapped[0];
 }
 
-function versionsOf(launch: LaunchCommand, opts: AssembleOptions, notes: Located<string>[]): Deployment['versions'] {
+/** The GPUs the launch file names, one per architecture (what gpuOf leaves unknown when they differ). */
+function gpuCandidatesOf(launch: LaunchCommand): Located<GpuFacts>[] {
+  const bySm = new Map<number, Located<GpuFacts>>();
+  for (const hint of launch.gpuHints) {
+    try {
+      const g = parseGpu(hint.value);
+      if (!bySm.has(g.sm)) bySm.set(g.sm, { value: g, ...located(hint.at) });
+    } catch (e) {
+      if (!isUserError(e)) throw e;
+    }
+  }
+  return [...bySm.values()];
+}
+
+function versionsOf(
+  launch: LaunchCommand,
+  opts: AssembleOptions,
+  notes: Located<string>[],
+): Deployment['versions'] {
   const versions: Deployment['versions'] = {};
   if (opts.vllmVersion) versions.vllm = { value: checkedVersion(opts.vllmVersion, '--vllm-version') };
   else {

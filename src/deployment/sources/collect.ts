@@ -14,7 +14,7 @@ import { KSERVE_KINDS, launchesFromKserve, type KserveObject } from './kserve.js
 import { launchesFromKubernetesObject } from './kubernetes.js';
 import type { LaunchCommand } from './launch-command.js';
 import { launchesFromShellFile, type GivenValues } from './shell.js';
-import { isVllmConfig, launchFromVllmConfig } from './vllm-config.js';
+import { isVllmConfig, launchFromVllmConfig, notALaunch } from './vllm-config.js';
 import { isDynamoGraph, launchesFromDynamoGraph } from './dynamo-graph.js';
 import { isKubeAiModel, launchesFromKubeAi } from './kubeai.js';
 import { isVllmRuntime, launchesFromVllmRuntime } from './production-stack-operator.js';
@@ -38,17 +38,29 @@ export interface Collected {
   notes: Located<string>[];
   /** Things recognised that are not vLLM server launches (benchmark clients, SGLang servers), per file. */
   notLaunches: Located<string>[];
+  /** Files (their first document that says so) that are recognisably something other than a launch, and what they are. */
+  notLaunchFiles: Located<string>[];
 }
 
 export function collectLaunches(files: SourceFile[], given?: GivenValues): Collected {
   const launches: LaunchCommand[] = [];
   const kserve: KserveObject[] = [];
   const notes: Located<string>[] = [];
+  const notLaunchFiles: Located<string>[] = [];
   for (const f of files) {
     if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
     else {
       const y = parseYamlFile(f.path, f.text);
-      for (const doc of y.docs) if (doc.contents) launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes, given));
+      for (const doc of y.docs) {
+        if (!doc.contents) continue;
+        const what = notALaunch(doc.contents as Node);
+        if (what)
+          notLaunchFiles.push({
+            value: what,
+            at: locOf(y, doc.contents) ?? { file: f.path, line: 1, column: 1 },
+          });
+        else launches.push(...fromYamlNode(y, doc.contents as Node, f, kserve, notes, given));
+      }
     }
   }
   launches.push(...launchesFromKserve(kserve));
@@ -62,7 +74,7 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
     const from = new Set([l.source.file, ...l.tokens.flatMap((t) => (t.at ? [t.at.file] : []))]);
     for (const file of from) if (perFile.has(file)) perFile.set(file, (perFile.get(file) ?? 0) + 1);
   }
-  return { launches, perFile, notes, notLaunches };
+  return { launches, perFile, notes, notLaunches, notLaunchFiles };
 }
 
 function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObject[], notes: Located<string>[], given?: GivenValues): LaunchCommand[] {

@@ -60,6 +60,8 @@ interface Piece {
   splittable: boolean;
   /** Makes a field exist even when empty ("" or ''). */
   forcesField: boolean;
+  /** A run-time piece whose words the script wrote (a variable it sets from run-time parts): never a spread. */
+  wordsKnown?: boolean;
 }
 
 const IFS_WHITESPACE = /[ \t\n]/;
@@ -91,8 +93,13 @@ export function expandWord(word: Word, env: ExpandEnv, split: boolean): Field[] 
   // ($EXTRA_ARGS, $VLLM_FLAGS, $OPTS): it may be zero words or many. Others ($PORT, $MODEL) stand for one.
   if (
     pieces.length > 0 &&
-    pieces.every((p) => (p.runtime && !p.forcesField) || (p.text === '' && !p.forcesField)) &&
-    pieces.some((p) => p.runtime && (p.runtime.names.some((n) => ARG_LIST_NAME.test(n)) || p.runtime.text.startsWith('$(')))
+    pieces.every(
+      (p) => (p.runtime && !p.forcesField && !p.wordsKnown) || (p.text === '' && !p.forcesField),
+    ) &&
+    pieces.some(
+      (p) =>
+        p.runtime && (p.runtime.names.some((n) => ARG_LIST_NAME.test(n)) || p.runtime.text.startsWith('$(')),
+    )
   ) {
     const f: Field = { text: pieces.map((p) => p.text).join(''), offsets: pieces.flatMap((p) => p.offsets), spread: true };
     if (runtime) f.runtime = runtime;
@@ -192,12 +199,29 @@ function expandPart(part: WordPart, env: ExpandEnv): Piece {
   }
   if (/^\d$/.test(part.name) && env.positional && !part.op) {
     const f = part.name === '0' ? undefined : env.positional[Number(part.name) - 1];
-    if (f) return { text: f.text, offsets: f.offsets, splittable: !part.quoted, forcesField: part.quoted };
+    // A positional parameter keeps what its caller's word was: a run-time value stays one.
+    if (f)
+      return {
+        text: f.text,
+        offsets: f.offsets,
+        splittable: !part.quoted,
+        forcesField: part.quoted,
+        ...(f.runtime ? { runtime: f.runtime, wordsKnown: true } : {}),
+      };
   }
   if (part.kind === 'param' && !part.op && env.vars.get(part.name)?.runtime) {
+    // A variable the script sets from run-time parts (`COMMON="--tp $TP --x"`): its words are known,
+    // so an unquoted use is split like any other; only the words holding the run-time part stay unknown.
     const v = env.vars.get(part.name);
     const raw = v?.value ?? part.raw;
-    return { ...asWritten(raw, part.start, part.quoted), offsets: Array.from(raw, () => part.start), runtime: v?.runtime };
+    return {
+      text: raw,
+      offsets: Array.from(raw, () => part.start),
+      splittable: !part.quoted,
+      forcesField: part.quoted,
+      runtime: v?.runtime,
+      wordsKnown: true,
+    };
   }
   const value = paramValue(part, env);
   if (value === undefined)
@@ -216,6 +240,17 @@ function asWritten(raw: string, start: number, quoted: boolean): Piece {
 
 /** The value of a parameter expansion, or undefined when it cannot be known statically. */
 function paramValue(part: ParamPart, env: ExpandEnv): string | undefined {
+  if (/^[1-9]$/.test(part.name) && (part.op === ':-' || part.op === '-')) {
+    const value = expandParts(part.arg ?? [], env).text;
+    if (value !== '') {
+      note(
+        env,
+        `${part.raw}: the script's argument ${part.name} is not known here; used its default "${value}" (the caller may override it)`,
+        part.start,
+      );
+      return value;
+    }
+  }
   if (!/^[A-Za-z_]\w*$/.test(part.name)) {
     note(env, `${part.raw} is a shell parameter (script argument, pid, status …) that is not known here; kept as written`, part.start);
     return undefined;
@@ -228,8 +263,21 @@ function paramValue(part: ParamPart, env: ExpandEnv): string | undefined {
   if (v) env.notes.push(...v.notes);
   const arg = () => expandParts(part.arg ?? [], env).text;
   const unset = () => note(env, `${part.name} ${env.unsetReason}; kept as ${part.raw}`, part.start);
+  // An empty default (`${X:-}`, `${X-}`) only keeps `set -u` quiet: the value is the caller's, known at run time.
   const defaulted = (value: string) => {
-    note(env, `${part.name} ${env.unsetReason}; used its default "${value}" (the caller may override it)`, part.start);
+    if (value === '') {
+      note(
+        env,
+        `${part.name} ${env.unsetReason}; its default is empty, so its value is the caller's (known only when the launch runs)`,
+        part.start,
+      );
+      return undefined;
+    }
+    note(
+      env,
+      `${part.name} ${env.unsetReason}; used its default "${value}" (the caller may override it)`,
+      part.start,
+    );
     return value;
   };
   switch (part.op) {
@@ -244,7 +292,13 @@ function paramValue(part: ParamPart, env: ExpandEnv): string | undefined {
     case '=': {
       if (v && (part.op === '=' || v.value !== '')) return v.value;
       const value = v ? arg() : defaulted(arg());
-      env.vars.set(part.name, { value, exported: v?.exported ?? false, at: env.locate(part.start), notes: [] });
+      if (value === undefined) return undefined;
+      env.vars.set(part.name, {
+        value,
+        exported: v?.exported ?? false,
+        at: env.locate(part.start),
+        notes: [],
+      });
       return value;
     }
     case ':+':

@@ -193,15 +193,30 @@ class Interpreter {
     });
   }
 
-  /** `export A=1 B`, `declare -x A=1`: assignments without field splitting. */
+  /**
+   * `export A=1 B`, `declare -x A=1`, `local -a A=(x y)`, `readonly A=(x y)`: assignments without
+   * field splitting; an array value keeps its elements, as the same assignment without the builtin does.
+   */
   private declare(words: Word[], exportAll: boolean): void {
     const exported = exportAll || words.some((w) => /^-\w*x/.test(plainText(w) ?? ''));
     for (const w of words) {
       const a = splitAssignment(w);
       const notes: Located<string>[] = [];
       if (a) {
-        const value = expandWord(a.value, this.expandEnv(notes), false)[0];
-        this.assign(a.name, value.text, a.append, w.start, notes, exported || this.allexport, undefined, value.runtime);
+        const env = this.expandEnv(notes);
+        const arrayPart = a.value.parts.find((p): p is ArrayPart => p.kind === 'array');
+        const array = arrayPart ? expandArray(arrayPart, env) : undefined;
+        const value = expandWord(a.value, env, false)[0];
+        this.assign(
+          a.name,
+          value.text,
+          a.append,
+          w.start,
+          notes,
+          exported || this.allexport,
+          array,
+          value.runtime,
+        );
       } else if (exported) {
         const v = this.vars.get(plainText(w) ?? '');
         if (v) v.exported = true;

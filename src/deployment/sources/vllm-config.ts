@@ -6,7 +6,8 @@
  */
 import { isMap, isScalar, type Node } from 'yaml';
 import { newLaunch, type LaunchCommand } from './launch-command.js';
-import { locOf, mapEntries, type YamlFile } from './yaml-positions.js';
+import { chooseFlagTable } from '../vllm-flag-table.js';
+import { locOf, mapEntries, mapGet, type YamlFile } from './yaml-positions.js';
 
 /** Option names common enough that a mapping holding one of them is a vLLM config. */
 const TELLTALE_KEYS = new Set(
@@ -25,8 +26,29 @@ export function isVllmConfig(doc: Node | null | undefined): boolean {
   const entries = mapEntries(doc);
   if (entries.length !== doc.items.length) return false;
   if (!entries.every((e) => OPTION_NAME.test(e.key))) return false;
-  if (entries.some((e) => ['apiVersion', 'kind', 'services', 'servingEngineSpec'].includes(e.key))) return false;
+  if (entries.some((e) => ['apiVersion', 'kind', 'services', 'servingEngineSpec'].includes(e.key)))
+    return false;
+  // vLLM reads a mapping value only into a JSON-valued option: a `model:` section, `meta:` or
+  // `features:` mapping makes the file data about a model (a recipe), not options for a server.
+  if (entries.some((e) => isMap(e.value) && !isJsonOption(e.key))) return false;
   return entries.some((e) => TELLTALE_KEYS.has(e.key.replace(/_/g, '-')));
+}
+
+function isJsonOption(key: string): boolean {
+  return chooseFlagTable(undefined).index.lookup(`--${key.replace(/_/g, '-')}`)?.spec.kind === 'json';
+}
+
+/**
+ * What a YAML mapping is when it is recognisably not a launch: a vLLM recipes model page
+ * (`meta:` + `model: {model_id: …}` + features / variants) describes how to serve a model and
+ * starts nothing. Undefined for anything else.
+ */
+export function notALaunch(doc: Node): string | undefined {
+  if (!isMap(doc)) return undefined;
+  const model = mapGet(doc, 'model');
+  if (isMap(mapGet(doc, 'meta')) && isMap(model) && mapGet(model, 'model_id') !== undefined)
+    return "a vLLM recipe's model metadata (meta:, model.model_id, features, variants): the data a recipe page is built from, not a server launch";
+  return undefined;
 }
 
 /** `vllm serve --config ABSPATH`, located at the first key of the file. */

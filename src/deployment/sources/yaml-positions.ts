@@ -2,7 +2,17 @@
  * YAML files with positions: multi-document parsing, syntax errors as UserErrors that say
  * file:line:col, and small accessors that return values together with where they were written.
  */
-import { isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node, type Scalar } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  visit,
+  type Document,
+  type Node,
+  type Scalar,
+} from 'yaml';
 import { UserError, type SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { ArgField } from './arg-field.js';
@@ -30,7 +40,32 @@ export function parseYamlFile(file: string, text: string): YamlFile {
       });
     }
   }
+  for (const doc of docs)
+    visit(doc, {
+      Alias(_, alias) {
+        const target = alias.resolve(doc);
+        if (target) aliasTargets.set(alias, target as Node);
+      },
+    });
   return { file, text, docs, locate };
+}
+
+/** `*name` → the node its anchor `&name` marks, filled in as files are parsed. */
+const aliasTargets = new WeakMap<object, Node>();
+
+/** A node with an alias (`*name`) replaced by the node it refers to, as a YAML loader gives it to a program. */
+export function deref(node: unknown): Node | undefined {
+  return (isAlias(node) ? aliasTargets.get(node) : node) as Node | undefined;
+}
+
+/** The mappings a `<<: *base` / `<<: [*a, *b]` merge key brings into a mapping, nearest first. */
+function mergedMaps(node: unknown): Node[] {
+  if (!isMap(node)) return [];
+  return node.items.flatMap((p) => {
+    if (!isScalar(p.key) || p.key.value !== '<<') return [];
+    const v = deref(p.value);
+    return isSeq(v) ? v.items.map(deref).filter((m): m is Node => isMap(m)) : isMap(v) ? [v] : [];
+  });
 }
 
 export function locOf(y: YamlFile, node: unknown): SourceLocation | undefined {
@@ -40,10 +75,15 @@ export function locOf(y: YamlFile, node: unknown): SourceLocation | undefined {
 
 /** The value node under `key` of a mapping (undefined for anything else). */
 export function mapGet(node: unknown, key: string): Node | undefined {
+  node = deref(node);
   if (!isMap(node)) return undefined;
   for (const pair of node.items) {
     const k = isScalar(pair.key) ? pair.key.value : pair.key;
-    if (k === key) return (pair.value ?? undefined) as Node | undefined;
+    if (k === key) return deref(pair.value ?? undefined);
+  }
+  for (const base of mergedMaps(node)) {
+    const v = mapGet(base, key);
+    if (v !== undefined) return v;
   }
   return undefined;
 }
@@ -56,19 +96,30 @@ export function mapPath(node: unknown, ...keys: string[]): Node | undefined {
 }
 
 export function mapKeyNode(node: unknown, key: string): Node | undefined {
+  node = deref(node);
   if (!isMap(node)) return undefined;
   return node.items.find((p) => isScalar(p.key) && p.key.value === key)?.key as Node | undefined;
 }
 
+/** A mapping's entries in order, with the entries its merge keys (`<<: *base`) bring in that it does not set itself. */
 export function mapEntries(node: unknown): { key: string; keyNode: Node; value: Node | undefined }[] {
+  node = deref(node);
   if (!isMap(node)) return [];
-  return node.items.flatMap((p) =>
-    isScalar(p.key) ? [{ key: String(p.key.value), keyNode: p.key as Node, value: (p.value ?? undefined) as Node | undefined }] : [],
+  const own = node.items.flatMap((p) =>
+    isScalar(p.key) && p.key.value !== '<<'
+      ? [{ key: String(p.key.value), keyNode: p.key as Node, value: deref(p.value ?? undefined) }]
+      : [],
   );
+  const seen = new Set(own.map((e) => e.key));
+  const merged = mergedMaps(node).flatMap((base) =>
+    mapEntries(base).filter((e) => !seen.has(e.key) && (seen.add(e.key), true)),
+  );
+  return [...merged, ...own];
 }
 
 export function seqItems(node: unknown): Node[] {
-  return isSeq(node) ? (node.items as Node[]) : [];
+  node = deref(node);
+  return isSeq(node) ? (node.items as unknown[]).flatMap((n) => deref(n) ?? []) : [];
 }
 
 /**
@@ -76,6 +127,7 @@ export function seqItems(node: unknown): Node[] {
  * scalars as written (`0.90` stays "0.90", `8000` stays "8000"), null → undefined.
  */
 export function scalarText(y: YamlFile, node: unknown): string | undefined {
+  node = deref(node);
   if (!isScalar(node) || node.value === null || node.value === undefined) return undefined;
   if (typeof node.value === 'string') return node.value;
   if (node.type === 'PLAIN' && node.range) return y.text.slice(node.range[0], node.range[1]);
@@ -91,6 +143,7 @@ export function locatedText(y: YamlFile, node: unknown): Located<string> | undef
 
 /** A scalar as an argv word, with a per-character map when the scalar can be re-decoded exactly. */
 export function scalarField(y: YamlFile, node: unknown): ArgField | undefined {
+  node = deref(node);
   const text = scalarText(y, node);
   if (text === undefined) return undefined;
   const at = locOf(y, node);
@@ -105,7 +158,16 @@ export function scalarField(y: YamlFile, node: unknown): ArgField | undefined {
 
 /** A list of scalars (`args: [...]`), or a single scalar as a one-element list. */
 export function scalarFields(y: YamlFile, node: unknown): ArgField[] {
+  node = deref(node);
   if (isSeq(node)) return node.items.flatMap((n) => scalarField(y, n) ?? []);
   const one = scalarField(y, node);
   return one ? [one] : [];
+}
+
+/** A node as the plain data a YAML loader hands a program: aliases followed, merge keys applied. */
+export function plainData(node: unknown): unknown {
+  const n = deref(node);
+  if (isMap(n)) return Object.fromEntries(mapEntries(n).map((e) => [e.key, plainData(e.value)]));
+  if (isSeq(n)) return seqItems(n).map(plainData);
+  return isScalar(n) ? n.value : null;
 }

@@ -28,6 +28,7 @@ export const NO_GPU: ConditionResult = {
 export function gpuLabel(d: Deployment): string | undefined {
   const g = d.gpu?.value;
   if (!g) return undefined;
+  if (g.vendor === 'amd') return g.name ?? 'an AMD GPU';
   const cc = `${Math.floor(g.sm / 10)}.${g.sm % 10}`;
   return g.name ? `${g.name} (compute capability ${cc})` : `compute capability ${cc}`;
 }

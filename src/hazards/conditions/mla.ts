@@ -11,6 +11,7 @@ import type { Condition, ConditionResult } from '../hazard.js';
 import { chosenAttentionBackend } from './attention-backend.js';
 import { arg, asBool, asInt, asString, show, subArg } from './args.js';
 import { inFamily } from './gpu.js';
+import { modelFamilyOf } from '../../deployment/model-family.js';
 
 export const MLA_MODEL_TYPES: readonly string[] = [
   'deepseek_v2',
@@ -32,9 +33,14 @@ export function mlaModel(): Condition {
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
       if (!f) {
-        const hint = /deepseek|kimi|glm-5|longcat/i.test(d.model?.value ?? '')
-          ? '; the model name suggests an MLA model'
-          : '';
+        const byName = d.modelFamily ?? modelFamilyOf(d.model);
+        if (byName && !byName.mla)
+          return {
+            status: 'not-met',
+            detail: `by its name, the model is not one vLLM runs as MLA (${byName.why}); --model-config would settle it from config.json`,
+            at: byName.at,
+          };
+        const hint = byName?.mla ? `; the model name suggests an MLA model (${byName.why})` : '';
         return {
           status: 'unknown',
           detail: `no model config given (pass --model-config PATH), so whether the model uses MLA is unknown${hint}`,

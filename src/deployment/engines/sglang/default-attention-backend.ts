@@ -83,6 +83,8 @@ export interface BackendInputs {
   /** Compute capability × 10 (100 for B200); undefined when the GPU is unknown. */
   sm?: number;
   modelFacts?: ModelFacts;
+  /** The server is a ROCm (HIP) build running on AMD GPUs. */
+  hip?: boolean;
   speculative: boolean;
   /** --speculative-eagle-topk as written (SGLang has not filled its default yet). */
   eagleTopk?: number;
@@ -99,6 +101,9 @@ export function defaultAttentionBackend(gen: Generation, x: BackendInputs): Back
     return {
       unknown: 'faultline does not emulate the default attention backend of SGLang releases before 0.5.4',
     };
+  // A HIP build picks aiter whatever the model (research/configs-and-cli.md, SGLang's hardware defaults).
+  if (x.hip && x.sm === undefined)
+    return { backend: 'aiter', why: 'SGLang on AMD GPUs (a ROCm / HIP build)' };
   if (x.sm === undefined)
     return { unknown: 'SGLang picks it from the GPU at start, and the GPU is not known (give --gpu)' };
   if (!x.modelFacts)

@@ -46,6 +46,7 @@ export function applySglangRewrites(
     written: parsed.written,
     defaults: parsed.table.fieldDefaults,
     ...(d.gpu ? { sm: d.gpu.value.sm } : {}),
+    ...(d.platform?.value === 'rocm' ? { hip: true } : {}),
     ...(d.modelFacts ? { modelFacts: d.modelFacts } : {}),
     ...(d.versions.sglang ? { version: d.versions.sglang.value } : {}),
     ...(d.at ? { origin: d.at } : {}),

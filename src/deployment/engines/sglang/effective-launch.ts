@@ -85,6 +85,8 @@ export interface ResolveInputs {
   written: Map<string, ArgValue>;
   defaults: Record<string, unknown>;
   sm?: number;
+  /** The launch runs on AMD GPUs (ROCm / HIP build), as the launch shows (deployment/platform.ts). */
+  hip?: boolean;
   modelFacts?: Deployment['modelFacts'];
   version?: string;
   /** Where the launch starts: rewrites that no flag caused point here. */
@@ -118,6 +120,7 @@ function attentionBackend(r: Resolver, x: ResolveInputs): void {
     const page = r.get('page_size');
     const choice = defaultAttentionBackend(generationOf(x.version), {
       ...(x.sm !== undefined ? { sm: x.sm } : {}),
+      ...(x.hip ? { hip: true } : {}),
       ...(x.modelFacts ? { modelFacts: x.modelFacts } : {}),
       speculative: algo != null,
       ...(typeof topk === 'number' ? { eagleTopk: topk } : {}),

@@ -50,6 +50,18 @@ export function amdGpu(): Condition {
     name: 'amd-gpu',
     description: 'the server runs on AMD GPUs (ROCm)',
     check(d: Deployment): ConditionResult {
+      if (d.gpu?.value.vendor === 'amd' || d.platform?.value === 'rocm')
+        return {
+          status: 'met',
+          detail: d.platform?.evidence ?? 'the launch runs on AMD GPUs',
+          at: d.platform?.at ?? d.gpu?.at,
+        };
+      if (d.platform?.value === 'cuda' && !d.gpu)
+        return {
+          status: 'not-met',
+          detail: `the launch runs on NVIDIA GPUs: ${d.platform.evidence}`,
+          at: d.platform.at,
+        };
       if (d.gpu)
         return {
           status: 'not-met',
