@@ -37,7 +37,9 @@ class Cursor {
   i64 = () => (this.need(8), (this.at += 8), this.buf.readBigInt64LE(this.at - 8));
   count(): number {
     const n = this.u64();
-    if (n > BigInt(this.buf.length)) this.fail(`a count of ${n} is larger than the file`);
+    // every element takes at least one byte, so a count beyond the bytes left cannot be right
+    if (n > BigInt(this.buf.length - this.at))
+      this.fail(`a count of ${n} runs past the end of the header (truncated, or not a GGUF)`);
     return Number(n);
   }
   string(): string {

@@ -114,6 +114,18 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
     help: 'most draft tokens per step (default 16)',
   },
   {
+    dest: 'draft_min',
+    names: ['--draft-min', '--draft-n-min'],
+    kind: 'int',
+    help: 'fewest draft tokens per step (default 0)',
+  },
+  {
+    dest: 'draft_p_min',
+    names: ['--draft-p-min'],
+    kind: 'number',
+    help: "drafting stops at a token the draft gives less probability (default 0.6, node-llama-cpp's; 0: always draft)",
+  },
+  {
     dest: 'planted_fault',
     names: ['--planted-fault'],
     kind: 'string',
@@ -198,6 +210,17 @@ export function parseLlamaCppArgv(
       });
     return n;
   };
+  const probability = (dest: string, fallback: number): number => {
+    const v = seen.get(dest);
+    if (v === undefined) return fallback;
+    const p = Number(v);
+    if (!(p >= 0 && p <= 1))
+      throw new UserError(`--${dest.replace(/_/g, '-')} must be a probability in [0, 1], got ${String(v)}`, {
+        code: 'E_USAGE',
+        hint,
+      });
+    return p;
+  };
   const runtime = seen.get('runtime');
   if (runtime !== undefined && runtime !== 'llama.cpp')
     throw new UserError(`--runtime ${String(runtime)} is not a runtime`, {
@@ -228,6 +251,8 @@ export function parseLlamaCppArgv(
     cacheReuse: seen.get('cache_reuse') !== false,
     modelDraft: typeof draft === 'string' ? cwdResolve(draft) : null,
     draftMax: int('draft_max', DEFAULT_OPTIONS.draftMax, 1),
+    draftMin: int('draft_min', DEFAULT_OPTIONS.draftMin, 0),
+    draftPMin: probability('draft_p_min', DEFAULT_OPTIONS.draftPMin),
     threads: int('threads', DEFAULT_OPTIONS.threads, 1),
     plantedFaults:
       typeof seen.get('planted_fault') === 'string'

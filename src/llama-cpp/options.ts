@@ -25,6 +25,9 @@ export interface LlamaCppOptions {
   contextShift: boolean;
   modelDraft: string | null;
   draftMax: number;
+  draftMin: number;
+  /** Least probability a drafted token needs for drafting to go on (node-llama-cpp's minConfidence; 0: always draft). */
+  draftPMin: number;
   threads: number;
   /** Reuse the longest cached prefix of a free sequence (llama-server's cache_prompt, on by default there too). */
   cacheReuse: boolean;
@@ -43,6 +46,9 @@ export const DEFAULT_OPTIONS: LlamaCppOptions = {
   contextShift: false,
   modelDraft: null,
   draftMax: 16,
+  draftMin: 0,
+  // node-llama-cpp's default (llama-server's own is 0.75)
+  draftPMin: 0.6,
   // two threads decode 10–15× slower on the shared 2-core machines (research §7)
   threads: 1,
   cacheReuse: true,

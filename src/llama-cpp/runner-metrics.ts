@@ -32,7 +32,12 @@ export interface ContextFacts {
   batchSize: number;
 }
 
-export function runtimeSamples(c: LlamaCppCounters, batch: BatchCounters, o: LlamaCppOptions, facts: ContextFacts): RuntimeSample[] {
+export function runtimeSamples(
+  c: LlamaCppCounters,
+  batch: BatchCounters,
+  o: LlamaCppOptions,
+  facts: ContextFacts,
+): RuntimeSample[] {
   const settings = `cache_type_k="${o.cacheTypeK}",cache_type_v="${o.cacheTypeV}",flash_attn="${o.flashAttn}",swa_full="${o.swaFull}",parallel="${o.parallel}",n_ctx_seq="${facts.capacity}",n_batch="${facts.batchSize}",context_shift="${o.contextShift}",threads="${facts.threads}"`;
   return [
     {

@@ -72,8 +72,9 @@ export class LlamaCppRunner implements Runner {
       const draft = draftContexts[i];
       const tokenPredictor = draft
         ? new binding.DraftSequenceTokenPredictor(draft.getSequence(), {
-            minTokens: 0,
+            minTokens: options.draftMin,
             maxTokens: options.draftMax,
+            minConfidence: options.draftPMin,
           })
         : undefined;
       this.free.push(

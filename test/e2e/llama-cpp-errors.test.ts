@@ -1,25 +1,37 @@
 /**
- * Bad input to `engine serve --runtime llama.cpp` and `engine export-gguf`, through the real CLI:
- * each is a UserError (exit 2, "error: …" and a hint), never a stack trace or an internal error.
+ * Bad input to `engine serve --runtime llama.cpp` and `engine export-gguf`: each is a UserError
+ * (exit 2, "error: …" and a hint), never a stack trace or an internal error. Two cases spawn the real
+ * CLI; the others run the same main() in-process (a spawn costs a Node start-up each).
  */
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { memoryIO } from '../../src/cli/io.js';
+import { loadModel } from '../../src/engine/load-model.js';
 import { str, u32 } from '../../src/gguf/format.js';
+import { exportGemma3 } from '../../src/gguf/gemma3-export.js';
 import { serializeGguf } from '../../src/gguf/writer.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { repoRoot, runCli, type CliResult } from '../helpers/cli.js';
 
 let dir: string;
 let gguf: string;
 
-before(async () => {
+before(() => {
   dir = mkdtempSync(join(tmpdir(), 'faultline-llama-errors-'));
   gguf = join(dir, 'tiny.gguf');
-  const r = await runCli(['engine', 'export-gguf', '--out', gguf, '--type', 'q8_0']);
-  assert.equal(r.code, 0, r.stderr);
+  const e = exportGemma3(loadModel(join(repoRoot, 'models/tiny-swa')), 'tiny', 'q8_0');
+  writeFileSync(gguf, serializeGguf(e.metadata, e.tensors));
 });
+
+/** main() in-process, as the CLI runs it. */
+async function inProcess(argv: string[]): Promise<CliResult> {
+  const io = memoryIO({ cwd: repoRoot });
+  const code = await main(argv, io);
+  return { code, signal: null, stdout: io.stdout(), stderr: io.stderr() };
+}
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 function assertUserError(r: CliResult, message: RegExp, hint: RegExp): void {
@@ -31,14 +43,15 @@ function assertUserError(r: CliResult, message: RegExp, hint: RegExp): void {
   assert.doesNotMatch(r.stdout, /listening on/);
 }
 
-const serve = (...flags: string[]) =>
-  runCli(['engine', 'serve', '--runtime', 'llama.cpp', '--port', '0', ...flags]);
+const serveArgv = (flags: string[]) => ['engine', 'serve', '--runtime', 'llama.cpp', '--port', '0', ...flags];
+const spawned = (...flags: string[]) => runCli(serveArgv(flags));
+const serve = (...flags: string[]) => inProcess(serveArgv(flags));
 
-test('a file that is not a GGUF', async () => {
+test('a file that is not a GGUF (the real CLI)', async () => {
   const notGguf = join(dir, 'model.gguf');
   writeFileSync(notGguf, 'this is not a model\n');
   assertUserError(
-    await serve('--model', notGguf),
+    await spawned('--model', notGguf),
     /not a GGUF file llama\.cpp can read: it does not start with the magic "GGUF"/,
     /export-gguf/,
   );
@@ -64,7 +77,7 @@ test('a quantized V cache without flash attention', async () => {
   );
 });
 
-test('a draft model with another vocabulary', async () => {
+test('a draft model with another vocabulary (the real CLI)', async () => {
   const other = join(dir, 'other-vocab.gguf');
   const tokens = Array.from({ length: 300 }, (_, i) => `t${i}`);
   const meta = new Map([
@@ -76,7 +89,7 @@ test('a draft model with another vocabulary', async () => {
   ]);
   writeFileSync(other, serializeGguf(meta, []));
   assertUserError(
-    await serve('--model', gguf, '--model-draft', other),
+    await spawned('--model', gguf, '--model-draft', other),
     /--model-draft .* has another vocabulary than the target \(300 tokens against 258/,
     /same vocabulary/,
   );
@@ -89,7 +102,7 @@ test('an unknown option, and a bad runtime name', async () => {
     /--runtime llama\.cpp --help/,
   );
   assertUserError(
-    await runCli(['engine', 'serve', '--runtime', 'vllm']),
+    await inProcess(['engine', 'serve', '--runtime', 'vllm']),
     /--runtime vllm is not a runtime/,
     /llama\.cpp/,
   );
@@ -97,9 +110,9 @@ test('an unknown option, and a bad runtime name', async () => {
 
 test('export-gguf: a bad weight type, and no --out', async () => {
   assertUserError(
-    await runCli(['engine', 'export-gguf', '--out', join(dir, 'x.gguf'), '--type', 'q4_0']),
+    await inProcess(['engine', 'export-gguf', '--out', join(dir, 'x.gguf'), '--type', 'q4_0']),
     /--type q4_0 is not a weight type/,
     /f32, bf16, q8_0/,
   );
-  assertUserError(await runCli(['engine', 'export-gguf']), /needs --out/, /export-gguf --out/);
+  assertUserError(await inProcess(['engine', 'export-gguf']), /needs --out/, /export-gguf --out/);
 });

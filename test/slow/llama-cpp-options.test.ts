@@ -5,8 +5,8 @@
  * shift; a draft model has its drafts validated; --ctx-size sets what a sequence holds;
  * LLAMA_ATTN_ROT_DISABLE changes a quantized cache's numbers; --swa-full keeps positions
  * a window-sized cache drops; --threads reaches the context. One GGUF for the file; each case
- * opens its own small context. In test/slow: the eight cases open 14 contexts and score 300-token
- * prompts, about 30 s on an idle core (86 s measured on the shared machine at load 7).
+ * opens its own small context. In test/slow: the ten cases open 20 contexts and score 300-token
+ * prompts (86 s for eight of them at load 7, 350 s for all ten at load 20 on the shared machine).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -157,7 +157,7 @@ test('--ctx-size and --context-shift: a request past its sequence is refused wit
   });
 });
 
-test('--model-draft / --draft-max: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
+test('--model-draft / --draft-max / --draft-p-min: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
   const body = {
     prompt: 'Call me Ishmael.',
     max_tokens: 64,
@@ -169,12 +169,15 @@ test('--model-draft / --draft-max: a copy of the model as draft has its drafts v
     {},
     async (s) => (await request(s, body)).json.choices[0].token_ids as number[],
   );
-  await withServer({ modelDraft: gguf, draftMax: 4 }, async (s) => {
+  await withServer({ modelDraft: gguf, draftMax: 4, draftPMin: 0 }, async (s) => {
     const r = await request(s, body);
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.deepEqual(r.json.choices[0].token_ids, plain);
+    // the draft is the target itself, so most drafts hold (a draft decoded alone can still differ at a
+    // near-tie from the target's verify batch); measured 8 validated, 2 refuted over 64 tokens
     const validated = await metric(s, 'faultline:llama_cpp_draft_tokens_validated_total');
-    assert.ok(validated > 0, 'no draft token validated');
+    const refuted = await metric(s, 'faultline:llama_cpp_draft_tokens_refuted_total');
+    assert.ok(validated > refuted, `${validated} draft tokens validated, ${refuted} refuted`);
     assert.equal(await metric(s, 'vllm:spec_decode_num_accepted_tokens_total'), validated);
   });
 });

@@ -102,7 +102,10 @@ Runtime:
                                    llama.cpp: llama.cpp v0.4.0 (node-llama-cpp 3.21.1, CPU) on a GGUF from
                                    \`faultline engine export-gguf\`, with llama-server's option names:
 ${LLAMA_CPP_FLAGS.filter((f) => f.dest !== 'runtime')
-  .map((f) => `    ${[...f.names, ...(f.negatives ?? [])].join(', ')}${f.kind === 'bool' ? '' : ' V'}`.padEnd(37) + f.help)
+  .map((f) => {
+    const names = `    ${[...f.names, ...(f.negatives ?? [])].join(', ')}${f.kind === 'bool' ? '' : ' V'}`;
+    return names.length < 36 ? names.padEnd(37) + f.help : `${names}\n${' '.repeat(37)}${f.help}`;
+  })
   .join('\n')}
     LLAMA_ATTN_ROT_DISABLE=1 (environment) turns off llama.cpp's Hadamard rotation of quantized K/V
 Endpoints: GET /health, GET /version, GET /v1/models, POST /v1/completions, POST /v1/chat/completions,
