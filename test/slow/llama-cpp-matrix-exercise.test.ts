@@ -194,14 +194,12 @@ test('flash attention: off in the reference, on at its level, and the arithmetic
   assert.ok(d > 0);
 });
 
-test('parallel sequences: the probe puts 4 sequences in one batch at parallel 4, 1 at parallel 1', (t) => {
-  const ref = get('reference');
-  const one = get('parallel_1');
-  t.diagnostic(
-    `sequences per batch: max ${metric(ref, 'faultline:llama_cpp_batch_sequences_max')} vs ${metric(one, 'faultline:llama_cpp_batch_sequences_max')}`,
-  );
-  assert.equal(metric(ref, 'faultline:llama_cpp_batch_sequences_max'), 4);
-  assert.equal(metric(one, 'faultline:llama_cpp_batch_sequences_max'), 1);
+test('parallel sequences: the probe puts several sequences in one batch at parallel 4, one at parallel 1', (t) => {
+  const ref = metric(get('reference'), 'faultline:llama_cpp_batch_sequences_max');
+  const one = metric(get('parallel_1'), 'faultline:llama_cpp_batch_sequences_max');
+  t.diagnostic(`sequences per batch at most: ${ref} at parallel 4, ${one} at parallel 1`);
+  assert.ok(ref > 1, `${ref} > 1`);
+  assert.equal(one, 1);
 });
 
 test('batch size 16: the same requests take more llama_decode batches', (t) => {
