@@ -41,11 +41,6 @@ export interface CellProbeContext {
 
 export interface MatrixProbe {
   /** `request`: request-level fields the reference is recorded with (one capture per combination). */
-  captureReference(
-    url: string,
-    options: Record<string, unknown>,
-    signal: AbortSignal,
-    request?: Record<string, unknown>,
-  ): Promise<unknown>;
+  captureReference(url: string, options: Record<string, unknown>, signal: AbortSignal, request?: Record<string, unknown>): Promise<unknown>;
   probeCell(url: string, context: CellProbeContext): Promise<ProbeResult>;
 }

@@ -107,12 +107,7 @@ export function combineSuiteResults(
   const requests = parts.reduce((n, p) => n + (p.result.requests ?? 0), 0);
   const features = [...new Set(parts.flatMap((p) => p.result.features ?? []))];
   const hung = parts.flatMap((p) => p.result.hung ?? []);
-  const common = {
-    requests,
-    detail,
-    ...(features.length ? { features } : {}),
-    ...(hung.length ? { hung } : {}),
-  };
+  const common = { requests, detail, ...(features.length ? { features } : {}), ...(hung.length ? { hung } : {}) };
   if (corrupt)
     return {
       outcome: 'corrupt',

@@ -32,24 +32,15 @@ export const probeOptionsSchema = z.strictObject({
   suite: z
     .union([z.string(), z.array(z.string()).min(1)])
     .default('window-crossing')
-    .describe(
-      'window-crossing, short or workload, or several ("workload,window-crossing" or a list): CORRUPT if any suite is, PASS only if all are.',
-    ),
+    .describe('window-crossing, short or workload, or several ("workload,window-crossing" or a list): CORRUPT if any suite is, PASS only if all are.'),
   workload_rounds: z
     .number()
     .int()
     .min(1)
     .max(1000)
     .default(8)
-    .describe(
-      'Workload suite: rounds of the trace per probe at most (the sequential test usually stops earlier).',
-    ),
-  window: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("The model's sliding window in tokens (the suites need it)."),
+    .describe('Workload suite: rounds of the trace per probe at most (the sequential test usually stops earlier).'),
+  window: z.number().int().positive().optional().describe("The model's sliding window in tokens (the suites need it)."),
   page_size: z.number().int().positive().default(16),
   requests: z
     .number()
@@ -57,9 +48,7 @@ export const probeOptionsSchema = z.strictObject({
     .min(1)
     .max(10_000)
     .optional()
-    .describe(
-      'Requests per probe round (default: the fewest a PASS at target_rate needs; fewer are refused).',
-    ),
+    .describe('Requests per probe round (default: the fewest a PASS at target_rate needs; fewer are refused).'),
   max_tokens: z.number().int().min(1).max(100_000).default(64),
   concurrency: z.number().int().min(1).max(256).default(4),
   seed: z.number().int().min(0).default(0),
@@ -71,18 +60,10 @@ export const probeOptionsSchema = z.strictObject({
     .gt(0)
     .lt(1)
     .default(DEFAULT_SEQUENTIAL.targetRate)
-    .describe(
-      'CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).',
-    ),
-  prompt_text: z
-    .string()
-    .optional()
-    .describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
+    .describe('CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).'),
+  prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
 });
-export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests' | 'suite'> & {
-  requests: number;
-  suites: AnySuite[];
-};
+export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests' | 'suite'> & { requests: number; suites: AnySuite[] };
 
 /** What the plan's reference gives the probe: the workload suite needs a live server to run each request alone on. */
 export interface ProbeContextFacts {
@@ -113,11 +94,7 @@ export function parseProbeOptions(
   const { suite, ...rest } = parsed.data;
   const suites = parseSuiteList(suite, `probe.suite in ${planFile}`, at.suite ?? at['']);
   if (suites.includes('file'))
-    throw new UserError(`probe.suite in ${planFile}: the file suite is not available in a matrix plan`, {
-      code: 'E_PLAN_PROBE',
-      at: at.suite,
-      hint: 'use window-crossing, short or workload',
-    });
+    throw new UserError(`probe.suite in ${planFile}: the file suite is not available in a matrix plan`, { code: 'E_PLAN_PROBE', at: at.suite, hint: 'use window-crossing, short or workload' });
   if (suites.includes(WORKLOAD_SUITE)) checkWorkloadFacts(planFile, at, facts);
   const promptSuite = suites.some((s) => s !== WORKLOAD_SUITE);
   if (promptSuite && rest.window === undefined)
@@ -139,29 +116,19 @@ export function parseProbeOptions(
   return { ...rest, suites, requests };
 }
 
-function checkWorkloadFacts(
-  planFile: string,
-  at: Record<string, SourceLocation>,
-  facts: ProbeContextFacts,
-): void {
+function checkWorkloadFacts(planFile: string, at: Record<string, SourceLocation>, facts: ProbeContextFacts): void {
   if (!facts.liveReference)
-    throw new UserError(
-      `probe.suite in ${planFile}: the workload suite runs each request of its trace alone on a live reference, and this plan's reference is recorded, then stopped`,
-      {
-        code: 'E_PLAN_PROBE',
-        at: at.suite,
-        hint: 'add reference: {keep_alive: true} (or give reference.url, a trusted server that is already running)',
-      },
-    );
+    throw new UserError(`probe.suite in ${planFile}: the workload suite runs each request of its trace alone on a live reference, and this plan's reference is recorded, then stopped`, {
+      code: 'E_PLAN_PROBE',
+      at: at.suite,
+      hint: 'add reference: {keep_alive: true} (or give reference.url, a trusted server that is already running)',
+    });
   if (facts.requestScope)
-    throw new UserError(
-      `probe.suite in ${planFile}: the workload suite does not carry request-scope factors' fields in its trace`,
-      {
-        code: 'E_PLAN_PROBE',
-        at: at.suite,
-        hint: 'make those factors launch-scope, or probe them with the window-crossing suite',
-      },
-    );
+    throw new UserError(`probe.suite in ${planFile}: the workload suite does not carry request-scope factors' fields in its trace`, {
+      code: 'E_PLAN_PROBE',
+      at: at.suite,
+      hint: 'make those factors launch-scope, or probe them with the window-crossing suite',
+    });
 }
 
 /** Clean requests in a row the sequential test needs before it says CLEAN (the rule of three, generalized). */
@@ -172,11 +139,7 @@ export function requestsForClean(targetRate: number): number {
 /** The options as the probe runs them (already validated by parseProbeOptions when the plan loaded). */
 export function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
   const { suite, ...o } = probeOptionsSchema.parse(raw);
-  return {
-    ...o,
-    suites: parseSuiteList(suite, 'probe.suite'),
-    requests: o.requests ?? requestsForClean(o.target_rate),
-  };
+  return { ...o, suites: parseSuiteList(suite, 'probe.suite'), requests: o.requests ?? requestsForClean(o.target_rate) };
 }
 
 const pctText = (x: number): string => `${Math.round(x * 100)}%`;
@@ -194,12 +157,7 @@ export interface EngineProbeOptions {
 }
 
 /** The settings one probe round sends (seed: the round's), so a caller can send exactly the probe's requests. */
-export function probeConfig(
-  url: string,
-  o: MatrixProbeOptions,
-  corpus: string,
-  seed: number,
-): Omit<ProbeConfig, 'reference' | 'golden'> {
+export function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: number): Omit<ProbeConfig, 'reference' | 'golden'> {
   return {
     target: { url },
     suite: promptSuiteOf(o) ?? 'window-crossing',
@@ -226,12 +184,7 @@ export function verdictOf(report: ProbeReport, timeoutS?: number): ProbeResult {
   const hangs = hung.length > 0 ? hungDetail(hung, timeoutS) : undefined;
   // a corrupt output is a verdict in itself; a hang anywhere else is never a pass
   if (report.verdict === 'CORRUPT')
-    return {
-      outcome: 'corrupt',
-      ...base,
-      detail: hangs ? `${report.reason}; ${hangs}` : report.reason,
-      ...(hangs ? { hung } : {}),
-    };
+    return { outcome: 'corrupt', ...base, detail: hangs ? `${report.reason}; ${hangs}` : report.reason, ...(hangs ? { hung } : {}) };
   if (hangs) return { outcome: 'timeout', ...base, detail: hangs, hung };
   if (report.verdict === 'CLEAN') return { outcome: 'pass', ...base, detail: report.reason };
   return { outcome: 'probe-error', ...base, detail: `probe inconclusive: ${report.reason}` };
@@ -245,13 +198,10 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
     try {
       corpus = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new UserError(
-        `cannot read the probe's prompt text ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`,
-        {
-          code: 'E_PLAN_PROBE',
-          hint: 'probe.prompt_text is relative to the plan file',
-        },
-      );
+      throw new UserError(`cannot read the probe's prompt text ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, {
+        code: 'E_PLAN_PROBE',
+        hint: 'probe.prompt_text is relative to the plan file',
+      });
     }
     return corpus;
   };
@@ -263,14 +213,9 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
       if (promptSuiteOf(o) === undefined) return { rounds };
       for (let round = 0; round < options.rounds; round++) {
         if (signal.aborted) throw new Error('interrupted');
-        const rec = await recordGolden({
-          ...probeConfig(url, o, corpusFor(o), o.seed + round),
-          ...(request ? { requestFields: request } : {}),
-        });
+        const rec = await recordGolden({ ...probeConfig(url, o, corpusFor(o), o.seed + round), ...(request ? { requestFields: request } : {}) });
         if (rec.failed > 0)
-          throw new Error(
-            `${rec.failed} of the reference's requests failed (round ${round}): ${rec.errors.slice(0, 3).join('; ')}`,
-          );
+          throw new Error(`${rec.failed} of the reference's requests failed (round ${round}): ${rec.errors.slice(0, 3).join('; ')}`);
         rounds.push(rec.recording);
       }
       return { rounds };
@@ -281,9 +226,7 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
       const parts: { suite: AnySuite; result: ProbeResult }[] = [];
       for (const suite of o.suites) {
         const result =
-          suite === WORKLOAD_SUITE
-            ? await probeWorkloadCell(url, context, o, corpusFor(o))
-            : await probePromptSuite(url, context, o);
+          suite === WORKLOAD_SUITE ? await probeWorkloadCell(url, context, o, corpusFor(o)) : await probePromptSuite(url, context, o);
         parts.push({ suite, result });
         // a FAIL is trusted, and an interrupted probe ends the cell
         if (result.outcome === 'corrupt' || context.signal.aborted) break;
@@ -294,15 +237,10 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
 }
 
 /** The window-crossing or short suite of a cell: a golden-mode probe against the recorded reference. */
-async function probePromptSuite(
-  url: string,
-  context: CellProbeContext,
-  o: MatrixProbeOptions,
-): Promise<ProbeResult> {
+async function probePromptSuite(url: string, context: CellProbeContext, o: MatrixProbeOptions): Promise<ProbeResult> {
   const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
   const recording = goldens?.[context.round];
-  if (!recording)
-    return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
+  if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
   const report = await untilAborted(
     runProbe({
       ...probeConfig(url, o, '', recording.seed),
@@ -312,9 +250,7 @@ async function probePromptSuite(
     }),
     context.signal,
   );
-  return report === 'aborted'
-    ? { outcome: 'probe-error', detail: 'interrupted' }
-    : verdictOf(report, o.timeout_s);
+  return report === 'aborted' ? { outcome: 'probe-error', detail: 'interrupted' } : verdictOf(report, o.timeout_s);
 }
 
 /** The plan's prompt suite (window-crossing or short), if it names one besides the workload suite. */
