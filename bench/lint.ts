@@ -7,7 +7,9 @@
  * The headline figure is the whole CLI process (`node bin/faultline.js lint <1,000 files>`: start-up,
  * flag-table load, report), timed in the same run beside a process that only reads and parses the
  * same files (the floor for a process), interleaved, medians of 3 rounds; the load is printed beside.
- *   npm run build && npm run bench:lint            (target: ≥ 500 files/s for the whole process)
+ *   npm run build && npm run bench:lint
+ * Targets: ≥ 1,000 files/s for the whole CLI process, and at most 2× the parse-only process's time
+ * measured in the same run. Run it alone: with other work on the machine both figures move.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
@@ -157,7 +159,8 @@ try {
   console.log(`parse-only process (floor): ${(N / floorS).toFixed(0)} files/s (${(floorS * 1000).toFixed(0)} ms; median of 3)`);
   console.log(`ratio CLI/floor time: ${(cliS / floorS).toFixed(1)}×`);
   console.log(`load (1/5/15 min): ${loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
-  console.log(`target ≥ 500 files/s for the whole CLI process: ${cliRate >= 500 ? 'met' : 'NOT met'}`);
+  console.log(`target ≥ 1,000 files/s for the whole CLI process: ${cliRate >= 1000 ? 'met' : 'NOT met'}`);
+  console.log(`target CLI/floor time ≤ 2×: ${cliS / floorS <= 2 ? 'met' : 'NOT met'}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

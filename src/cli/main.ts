@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describeUserError, isUserError } from '../core/errors.js';
 import { getExitCode, setExitCode } from './action.js';
 import { processIO, type CliIO } from './io.js';
-import { commandModules } from './commands/index.js';
+import { commandsFor } from './commands/index.js';
 import { versionText } from './version-line.js';
 
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
@@ -21,8 +21,8 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
-  for (const register of commandModules) register(program, io, (code) => setExitCode(program, code));
   try {
+    for (const register of await commandsFor(argv)) register(program, io, (code) => setExitCode(program, code));
     await program.parseAsync(argv, { from: 'user' });
     return getExitCode(program);
   } catch (e) {

@@ -9,6 +9,9 @@ import type { PreparedToken } from './argv-token.js';
 import { ATTENTION_BACKENDS, HISTORICAL_ATTENTION_BACKENDS, closest } from './vllm-flags.js';
 import type { ArgValue, VllmParse } from './vllm-parse-types.js';
 import { isPlainObject } from './vllm-values.js';
+import { reportUnknown } from './unknown-values.js';
+import { configFieldsAreRelease, type ConfigCheckContext } from './vllm-config-check.js';
+import { CONFIG_FIELDS_VERSION } from './vllm-config-fields.js';
 
 export function resolveModel(
   positionals: readonly PreparedToken[],
@@ -48,8 +51,13 @@ export function resolveModel(
   return model;
 }
 
-/** attention_config.backend is validated like vLLM's AttentionBackendEnum[value.upper()] and stored upper-cased. */
-export function checkAttentionBackend(args: Map<string, ArgValue>, notes: Located<string>[]): void {
+/**
+ * attention_config.backend is validated like vLLM's AttentionBackendEnum[value.upper()] and stored
+ * upper-cased. A name the 0.23 list lacks is vLLM 0.23's error; off that release it may be a newer
+ * backend: a flag problem (FL000), read as written.
+ */
+export function checkAttentionBackend(args: Map<string, ArgValue>, ctx: ConfigCheckContext): void {
+  const notes = ctx.notes;
   const ac = args.get('attention_config');
   const cfg = ac?.value;
   if (!ac || !isPlainObject(cfg) || cfg.backend === undefined || cfg.backend === null) return;
@@ -75,6 +83,22 @@ export function checkAttentionBackend(args: Map<string, ArgValue>, notes: Locate
       value: `attention_config.backend ${name}: a backend name of older vLLM releases, not in vLLM 0.23`,
       ...(at ? { at } : {}),
     });
+  } else if (!configFieldsAreRelease(ctx.vllmVersion)) {
+    const near = closest(name, ATTENTION_BACKENDS);
+    const written = cfg.backend;
+    cfg.backend = name;
+    reportUnknown(
+      ctx,
+      {
+        kind: 'sub-key-value',
+        option: 'attention_config.backend',
+        value: written,
+        ...(at ? { at } : {}),
+        ...(near ? { suggestion: near } : {}),
+        checkedAgainst: `the attention backends of vLLM ${CONFIG_FIELDS_VERSION}`,
+      },
+      `attention_config.backend ${name}: not an attention backend of vLLM ${CONFIG_FIELDS_VERSION}; a newer release may have it: taken as given`,
+    );
   } else {
     const near = closest(name, ATTENTION_BACKENDS);
     throw new UserError(`unknown attention backend '${cfg.backend}' in attention_config.backend`, {

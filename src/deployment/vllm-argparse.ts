@@ -19,6 +19,7 @@ import {
 } from './vllm-flags.js';
 import type { ArgValue, FlagProblem, ParseVllmOptions, RuntimeValue } from './vllm-parse-types.js';
 import { releasesWithOption } from './vllm-flag-table.js';
+import { reportUnknown, type UnknownValueSink } from './unknown-values.js';
 import { humanReadableInt, isPlainObject, pythonFloat, pythonInt, pythonJsonLoads } from './vllm-values.js';
 
 /** argparse's split between option-like tokens and values/positionals. */
@@ -39,12 +40,19 @@ export function runArgparse(
   notes: Located<string>[],
   args: Map<string, ArgValue>,
   problems: FlagProblem[] = [],
-  choiceTable: { authoritative: boolean } = { authoritative: false },
+  choiceTable: { authoritative: boolean; release?: string } = { authoritative: false },
 ): { positionals: PreparedToken[]; origins: Map<string, PreparedToken['origin']> } {
   const positionals: PreparedToken[] = [];
   const origins = new Map<string, PreparedToken['origin']>();
   const names = new Map<string, string>();
   const noted = new Set<string>();
+  const values: ValueContext = {
+    notes,
+    problems,
+    allowUnknown: opts.allowUnknown ?? false,
+    authoritative: choiceTable.authoritative,
+    ...(choiceTable.release ? { release: choiceTable.release } : {}),
+  };
   let k = 0;
   while (k < tokens.length) {
     const tok = tokens[k];
@@ -154,7 +162,7 @@ export function runArgparse(
             value: `${name}: ${which} known only when the launch runs; the other keys are read as written`,
             at: valueTok.at ?? tok.at,
           });
-        } else value = convertValue(spec, name, valueTok, notes);
+        } else value = convertValue(spec, name, valueTok, values);
       }
     }
     const arg: ArgValue = {
@@ -274,7 +282,15 @@ function runtimeOf(tok: PreparedToken): RuntimeValue | undefined {
   return { text: tok.text, why: `${tok.text} is not set in the launch file`, names: [name] };
 }
 
-function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): unknown {
+/** Where a value outside the table goes, and whether the table is the launch's own release. */
+interface ValueContext extends UnknownValueSink {
+  authoritative: boolean;
+  /** The table's release, for messages. */
+  release?: string;
+}
+
+function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, ctx: ValueContext): unknown {
+  const notes = ctx.notes;
   const text = tok.text;
   const bad = (why: string, hint: string): UserError =>
     new UserError(`argument ${name}: ${why}`, { code: 'E_VLLM_ARGS', at: tok.at, hint });
@@ -326,13 +342,13 @@ function convertValue(spec: FlagSpec, name: string, tok: PreparedToken, notes: L
       return r.value;
     }
     case 'choice':
-      return checkChoice(spec, name, tok, notes);
+      return checkChoice(spec, name, tok, ctx);
     default:
       return text;
   }
 }
 
-function checkChoice(spec: FlagSpec, name: string, tok: PreparedToken, notes: Located<string>[]): string {
+function checkChoice(spec: FlagSpec, name: string, tok: PreparedToken, ctx: ValueContext): string {
   const value = spec.caseInsensitive ? tok.text.toUpperCase() : tok.text;
   const choices = spec.choices ?? [];
   if (choices.includes(value)) return spec.caseInsensitive && value === 'AUTO' ? 'auto' : value;
@@ -340,22 +356,38 @@ function checkChoice(spec: FlagSpec, name: string, tok: PreparedToken, notes: Lo
     spec.dest === 'attention_backend' &&
     (HISTORICAL_ATTENTION_BACKENDS as readonly string[]).includes(value)
   ) {
-    notes.push({
+    ctx.notes.push({
       value: `${name} ${value}: a backend name of older vLLM releases, not in vLLM 0.23`,
       at: tok.at,
     });
     return value;
   }
   if (spec.choicePolicy === 'open') {
-    notes.push({ value: `${name} ${tok.text}: not a value faultline knows; taken as given`, at: tok.at });
+    ctx.notes.push({ value: `${name} ${tok.text}: not a value faultline knows; taken as given`, at: tok.at });
     return value;
   }
   const near = closest(value, choices);
-  throw new UserError(`argument ${name}: invalid choice '${tok.text}'`, {
-    code: 'E_VLLM_ARGS',
-    at: tok.at,
-    hint: `${near ? `did you mean ${near}? ` : ''}choose one of: ${choices.join(', ')}`,
-  });
+  if (ctx.authoritative || spec.choicePolicy === 'strict')
+    throw new UserError(`argument ${name}: invalid choice '${tok.text}'`, {
+      code: 'E_VLLM_ARGS',
+      at: tok.at,
+      hint: `${near ? `did you mean ${near}? ` : ''}choose one of: ${choices.join(', ')}`,
+    });
+  // Off the launch's own release the value may be one a newer vLLM added: FL000, read as given.
+  const table = ctx.release ? `vLLM ${ctx.release}` : 'vLLM';
+  reportUnknown(
+    ctx,
+    {
+      kind: 'choice',
+      option: name,
+      value: tok.text,
+      ...(tok.at ? { at: tok.at } : {}),
+      ...(near ? { suggestion: near } : {}),
+      checkedAgainst: `the ${name} choices of faultline's flag tables (to ${table})`,
+    },
+    `${name} ${tok.text}: not a choice faultline's flag tables (to ${table}) have; taken as given`,
+  );
+  return value;
 }
 
 function storeArg(

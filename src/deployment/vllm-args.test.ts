@@ -265,10 +265,18 @@ test('negative numbers are values, not options', () => {
 });
 
 test('choices: kv-cache dtype is checked; attention backends are case-insensitive and stored upper-case', () => {
-  const e = userError(() => parse(['vllm', 'serve', 'm', '--kv-cache-dtype', 'fp8_e4m4']));
+  const release271 = (argv: string[]) => parseVllmCommand(tokensFromArgv(argv), { baseDir: '.', vllmVersion: '0.27.1' });
+  const e = userError(() => release271(['vllm', 'serve', 'm', '--kv-cache-dtype', 'fp8_e4m4']));
   assert.match(e.message, /invalid choice 'fp8_e4m4'/);
   assert.match(e.hint ?? '', /did you mean fp8_e4m3\?/);
   assert.equal(e.at?.column, 5);
+  // Version unknown: perhaps a newer release's value — a flag problem (FL000) with the suggestion, read as written.
+  const unknownVersion = parse(['vllm', 'serve', 'm', '--kv-cache-dtype', 'fp8_e4m4']);
+  assert.deepEqual(
+    unknownVersion.flagProblems.map((p) => [p.kind, p.option, p.value, p.suggestion, p.at?.column]),
+    [['choice', '--kv-cache-dtype', 'fp8_e4m4', 'fp8_e4m3', 5]],
+  );
+  assert.equal(unknownVersion.args.get('kv_cache_dtype')?.value, 'fp8_e4m4');
   assert.equal(
     parse(['vllm', 'serve', 'm', '--attention-backend', 'flashinfer']).args.get('attention_backend')?.value,
     'FLASHINFER',
@@ -279,15 +287,18 @@ test('choices: kv-cache dtype is checked; attention backends are case-insensitiv
   );
   const old = parse(['vllm', 'serve', 'm', '--attention-backend', 'XFORMERS']);
   assert.match(old.notes[0].value, /older vLLM releases/);
-  const bad = userError(() => parse(['vllm', 'serve', 'm', '-ac.backend=FLASHINFR']));
+  const bad = userError(() => parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-ac.backend=FLASHINFR']), { baseDir: '.', vllmVersion: '0.23.0' }));
   assert.match(bad.hint ?? '', /did you mean FLASHINFER\?/);
   assert.equal(bad.at?.column, 4);
   // With a release version, a method outside its table is vLLM's own "invalid choice"; for a
-  // nightly build (or no version) the value may be newer than the table: a note.
-  const release = userError(() => parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), { baseDir: '.', vllmVersion: '0.27.1' }));
+  // nightly build (or no version) the value may be newer than the table: a flag problem (FL000).
+  const release = userError(() => release271(['vllm', 'serve', 'm', '-q', 'newquant']));
   assert.match(release.message, /invalid choice 'newquant'/);
   const nightly = parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), { baseDir: '.', vllmVersion: '0.27.2rc1.dev5+gabc' });
-  assert.match(nightly.notes[0].value, /not a value faultline knows/);
+  assert.deepEqual(nightly.flagProblems.map((p) => [p.kind, p.value]), [['choice', 'newquant']]);
+  const allowed = parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', '-q', 'newquant']), { baseDir: '.', vllmVersion: '0.31.0', allowUnknown: true });
+  assert.equal(allowed.flagProblems.length, 0);
+  assert.match(allowed.notes.map((n) => n.value).join('\n'), /-q newquant: not a choice faultline's flag tables \(to vLLM 0\.27\.1\) have; taken as given/);
 });
 
 test('--attention-backend together with attention_config.backend is noted as a startup failure', () => {

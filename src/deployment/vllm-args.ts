@@ -120,8 +120,10 @@ function parseCore(
   prepared = normalizeSpelling(prepared);
   const merged = mergeDottedArgs(prepared);
   notes.push(...merged.notes);
-  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args, problems, choice);
-  if (problems.length && choice.note) notes.push({ value: choice.note });
+  const { positionals, origins } = runArgparse(merged.tokens, index, opts, notes, args, problems, {
+    authoritative: choice.authoritative,
+    release: choice.table.release,
+  });
   const model = resolveModel(
     positionals,
     positionalModel,
@@ -130,9 +132,16 @@ function parseCore(
     notes,
     origins.get('model') === 'yaml',
   );
-  checkAttentionBackend(args, notes);
+  const configCheck = {
+    notes,
+    problems,
+    allowUnknown: opts.allowUnknown ?? false,
+    ...(opts.vllmVersion ? { vllmVersion: opts.vllmVersion } : {}),
+  };
+  checkAttentionBackend(args, configCheck);
   foldLegacySpeculativeFlags(args, notes);
-  checkConfigValues(args, notes);
+  checkConfigValues(args, configCheck);
+  if (problems.length && choice.note) notes.push({ value: choice.note });
   return {
     engine: 'vllm',
     entryPoint: mode,

@@ -11,10 +11,13 @@ import { tokensFromArgv } from './argv-token.js';
 import { parseVllmCommand } from './vllm-args.js';
 
 const parse = (...flags: string[]) => parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', ...flags]), { baseDir: '/x' });
+/** The launch's release is the one the config fields were read at: what they lack, vLLM refuses. */
+const parse023 = (...flags: string[]) =>
+  parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', ...flags]), { baseDir: '/x', vllmVersion: '0.23.0' });
 
 function refused(flags: string[], message: RegExp): void {
   assert.throws(
-    () => parse(...flags),
+    () => parse023(...flags),
     (e: unknown) => isUserError(e) && e.code === 'E_VLLM_ARGS' && message.test(e.message) && /vLLM refuses to start/.test(e.message),
     flags.join(' '),
   );
@@ -76,9 +79,44 @@ test("pydantic's lax spellings are accepted, as vLLM accepts them", () => {
   for (const flags of ok) assert.doesNotThrow(() => parse(...flags), flags.join(' '));
 });
 
-test('a sub-key vLLM 0.23 does not know is a note (another release may know it), not an error', () => {
-  const p = parse('--speculative-config', '{"method": "mtp", "num_speculative_tokens": 2, "disable_by_batch_size": 4}', '-O.level=3');
-  const notes = p.notes.map((n) => n.value).join('\n');
-  assert.match(notes, /speculative_config\.disable_by_batch_size is not a key vLLM 0\.23\.0 knows: that release refuses to start with it/);
-  assert.match(notes, /compilation_config\.level is not a key vLLM 0\.23\.0 knows/);
+test('a sub-key vLLM 0.23 does not know is a flag problem (FL000), read as written: certain for 0.23, possible for other releases', () => {
+  const flags = ['--speculative-config', '{"method": "mtp", "num_speculative_tokens": 2, "disable_by_batch_size": 4}', '--compilation-config.cudagraph_mod=FULL'];
+  const unknownVersion = parse(...flags);
+  assert.deepEqual(
+    unknownVersion.flagProblems.map((p) => [p.kind, p.option, p.definite, p.suggestion]),
+    [
+      ['sub-key', 'speculative_config.disable_by_batch_size', false, undefined],
+      ['sub-key', 'compilation_config.cudagraph_mod', false, 'cudagraph_mode'],
+    ],
+  );
+  assert.equal((unknownVersion.args.get('speculative_config')?.value as Record<string, unknown>).disable_by_batch_size, 4);
+  assert.deepEqual(parse023(...flags).flagProblems.map((p) => p.definite), [true, true]);
+  const allowed = parseVllmCommand(tokensFromArgv(['vllm', 'serve', 'm', ...flags]), { baseDir: '/x', allowUnknown: true });
+  assert.equal(allowed.flagProblems.length, 0);
+  assert.match(allowed.notes.map((n) => n.value).join('\n'), /speculative_config\.disable_by_batch_size is not a key vLLM 0\.23\.0 knows: that release refuses to start with it/);
+});
+
+test('off vLLM 0.23 (newer or unknown version), a name outside a sub-key\'s names is a flag problem read as written; a value of the wrong kind is still refused', () => {
+  for (const version of [undefined, '0.31.0', '0.27.1']) {
+    const p = parseVllmCommand(
+      tokensFromArgv(['vllm', 'serve', 'm', '--speculative-config', '{"method": "domino", "num_speculative_tokens": 3}', '-ac.backend=FLASHINFER_XQA', '-cc.cudagraph_mode=FULL_DECODE_ONLY_V2']),
+      { baseDir: '/x', ...(version ? { vllmVersion: version } : {}) },
+    );
+    assert.deepEqual(
+      p.flagProblems.map((x) => [x.kind, x.option, x.value]),
+      [
+        ['sub-key-value', 'attention_config.backend', 'FLASHINFER_XQA'],
+        ['sub-key-value', 'speculative_config.method', 'domino'],
+        ['sub-key-value', 'compilation_config.cudagraph_mode', 'FULL_DECODE_ONLY_V2'],
+      ],
+      String(version),
+    );
+    assert.equal((p.args.get('speculative_config')?.value as Record<string, unknown>).method, 'domino');
+    assert.equal((p.args.get('attention_config')?.value as Record<string, unknown>).backend, 'FLASHINFER_XQA');
+  }
+  assert.throws(() => parse('--speculative-config', '{"method": "mtp", "num_speculative_tokens": "abc"}'), /is not an integer/);
+  assert.throws(() => parse('--attention-config', '{"flash_attn_version": 7}'), /7 is not one of 2, 3, 4/);
+  assert.throws(() => parse('--speculative-config', '{"method": 5}'), /5 is not one of/);
+  const near = parse('--speculative-config', '{"method": "ngramm", "num_speculative_tokens": 2}').flagProblems[0];
+  assert.equal(near.suggestion, 'ngram');
 });

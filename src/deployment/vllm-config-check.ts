@@ -3,8 +3,9 @@
  * `--compilation-config`, made as vLLM makes them (pydantic's lax mode over the fields in
  * vllm-config-fields.ts, plus the speculative checks that need no model): a value vLLM refuses
  * at start-up is a UserError at the sub-key's location, as `--max-model-len banana` is, never a
- * value read as "not set". A sub-key that vLLM 0.23 does not have is a note: that release refuses
- * it, another may know it.
+ * value read as "not set". A sub-key vLLM 0.23 does not have, and (off that release) a name outside
+ * a field's set of names (a new speculative method, backend, mode), is a flag problem — lint's
+ * FL000 — read as written: vLLM 0.23 refuses it, a newer release may have it.
  *
  * Lax mode, as vLLM's pydantic applies it: an int field takes an int, an integral float, a
  * numeric string, or a bool; a float field takes numbers, numeric strings and bools; a bool field
@@ -13,11 +14,12 @@
  * accepts, so that nothing vLLM starts with is refused.
  */
 import { UserError, type SourceLocation } from '../core/errors.js';
-import type { Located } from '../core/located.js';
-import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
+import { CONFIG_FIELDS_VERSION, CONFIG_FLAG_FIELDS, OLDER_RELEASE_KEYS, type ConfigFields, type FieldSpec, type FieldType } from './vllm-config-fields.js';
 import type { ArgValue } from './vllm-parse-types.js';
+import { reportUnknown, type UnknownValueSink } from './unknown-values.js';
 import { closest } from './vllm-flags.js';
 import { configBool, isPlainObject } from './vllm-values.js';
+import { parseVersion } from './versions.js';
 
 const FLAG_OF: Record<string, string> = {
   speculative_config: '--speculative-config',
@@ -100,11 +102,43 @@ function mismatch(v: unknown, t: FieldType): string | undefined {
   }
 }
 
+/** How the sub-keys are judged: the sink for what the fields do not know, and whether they are the launch's release. */
+export interface ConfigCheckContext extends UnknownValueSink {
+  /** The launch's vLLM version, when known. */
+  vllmVersion?: string;
+}
+
 interface Walk {
   dest: string;
   keyAt: Record<string, SourceLocation>;
   at?: SourceLocation;
-  notes: Located<string>[];
+  ctx: ConfigCheckContext;
+  /** The fields are the launch's own release: what they lack, vLLM refuses for certain. */
+  authoritative: boolean;
+}
+
+/** Whether vllm-config-fields.ts (read at one release) is the launch's own release. */
+export function configFieldsAreRelease(version: string | undefined): boolean {
+  const v = version ? parseVersion(version) : undefined;
+  const own = parseVersion(CONFIG_FIELDS_VERSION);
+  if (!v || !own || v.pre || v.dev !== undefined) return false;
+  return v.release[0] === own.release[0] && (v.release[1] ?? 0) === own.release[1];
+}
+
+/** A value of the right kind outside a set of names (Literal, enum): a newer release may have added it. */
+function outsideNames(v: unknown, t: FieldType): boolean {
+  switch (t.kind) {
+    case 'literal':
+      return typeof v === 'string' && t.values.some((x) => typeof x === 'string');
+    case 'enum-name':
+      return typeof v === 'string';
+    case 'list':
+      return Array.isArray(v) && v.some((item) => mismatch(item, t.item) !== undefined && outsideNames(item, t.item));
+    case 'one-of':
+      return t.types.some((x) => outsideNames(v, x));
+    default:
+      return false;
+  }
 }
 
 function locate(w: Walk, path: string): SourceLocation | undefined {
@@ -123,19 +157,58 @@ function checkFields(w: Walk, value: Record<string, unknown>, fields: ConfigFiel
   for (const [key, v] of Object.entries(value)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const spec: FieldSpec | undefined = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    if (!spec) {
+    if (!spec && !prefix && w.ctx.vllmVersion === undefined && OLDER_RELEASE_KEYS[w.dest]?.includes(key)) {
       const at = locate(w, path);
-      w.notes.push({
-        value: `${w.dest}.${path} is not a key vLLM ${CONFIG_FIELDS_VERSION} knows: that release refuses to start with it (its configs forbid unknown keys); if your vLLM has it, faultline did not check its value`,
+      w.ctx.notes.push({
+        value: `${w.dest}.${path} is a key of older vLLM releases, not of vLLM ${CONFIG_FIELDS_VERSION} (which refuses it); faultline did not check its value`,
         ...(at ? { at } : {}),
       });
       continue;
     }
+    if (!spec) {
+      const at = locate(w, path);
+      const near = closest(key, Object.keys(fields));
+      reportUnknown(
+        w.ctx,
+        {
+          kind: 'sub-key',
+          option: `${w.dest}.${path}`,
+          ...(at ? { at } : {}),
+          ...(near ? { suggestion: near } : {}),
+          definite: w.authoritative,
+          checkedAgainst: `the ${FLAG_OF[w.dest]} keys of vLLM ${CONFIG_FIELDS_VERSION}`,
+        },
+        `${w.dest}.${path} is not a key vLLM ${CONFIG_FIELDS_VERSION} knows: that release refuses to start with it (its configs forbid unknown keys); if your vLLM has it, faultline did not check its value`,
+      );
+      continue;
+    }
     if (v === null || v === undefined) continue; // "not set" (a non-optional field then keeps its default)
     const why = mismatch(v, spec.type);
+    if (why && !w.authoritative && outsideNames(v, spec.type)) {
+      unknownName(w, path, v, why);
+      continue;
+    }
     if (why) refuse(w, path, why);
     if (spec.type.kind === 'object') checkFields(w, v as Record<string, unknown>, spec.type.fields, path);
   }
+}
+
+/** A name vLLM 0.23 does not have, off that release: perhaps a newer release's (FL000), read as written. */
+function unknownName(w: Walk, path: string, v: unknown, why: string): void {
+  const at = locate(w, path);
+  const near = typeof v === 'string' ? /did you mean '([^']+)'/.exec(why)?.[1] : undefined;
+  reportUnknown(
+    w.ctx,
+    {
+      kind: 'sub-key-value',
+      option: `${w.dest}.${path}`,
+      value: typeof v === 'string' ? v : JSON.stringify(v),
+      ...(at ? { at } : {}),
+      ...(near ? { suggestion: near } : {}),
+      checkedAgainst: `the ${FLAG_OF[w.dest]} values of vLLM ${CONFIG_FIELDS_VERSION}`,
+    },
+    `${w.dest}.${path}: ${why} (vLLM ${CONFIG_FIELDS_VERSION}); a newer release may have it: taken as given`,
+  );
 }
 
 /** vLLM's own speculative checks that need no model: SpeculativeConfig._verify_args, __post_init__, _validate_suffix_decoding. */
@@ -181,11 +254,12 @@ function checkSynthetic(w: Walk, c: Record<string, unknown>): void {
 }
 
 /** The hook the argv emulation calls once the arguments are parsed. */
-export function checkConfigValues(args: Map<string, ArgValue>, notes: Located<string>[]): void {
+export function checkConfigValues(args: Map<string, ArgValue>, ctx: ConfigCheckContext): void {
+  const authoritative = configFieldsAreRelease(ctx.vllmVersion);
   for (const [dest, fields] of Object.entries(CONFIG_FLAG_FIELDS)) {
     const arg = args.get(dest);
     if (!arg || !isPlainObject(arg.value)) continue;
-    const w: Walk = { dest, keyAt: arg.keyAt ?? {}, ...(arg.at ? { at: arg.at } : {}), notes };
+    const w: Walk = { dest, keyAt: arg.keyAt ?? {}, ...(arg.at ? { at: arg.at } : {}), ctx, authoritative };
     // Sub-keys known only at run time hold their text as written: nothing to check in them.
     const known = arg.runtimeKeys ? withoutKeys(arg.value, Object.keys(arg.runtimeKeys)) : arg.value;
     checkFields(w, known, fields, '');

@@ -195,3 +195,12 @@ export const CONFIG_FLAG_FIELDS: Readonly<Record<string, ConfigFields>> = {
 
 /** The vLLM release these tables were read from. */
 export const CONFIG_FIELDS_VERSION = '0.23.0';
+
+/**
+ * Sub-keys older releases had and vLLM 0.23 no longer has: with the launch's version unknown such a
+ * key is not unknown (an older release takes it). `level`: CompilationConfig's optimization level,
+ * the form `-O3` / `--compilation-config 3` wrote before `mode` replaced it.
+ */
+export const OLDER_RELEASE_KEYS: Readonly<Record<string, readonly string[]>> = {
+  compilation_config: ['level'],
+};

@@ -75,6 +75,7 @@ const DATA_DIR = join(packageRoot, 'data', 'vllm-flags');
 const SECRET_DESTS = new Set(['api_key', 'hf_token', 'ssl_keyfile_password']);
 
 let minorsCache: { minor: number; file: string }[] | undefined;
+const rawCache = new Map<number, GeneratedTable>();
 const tableCache = new Map<number, FlagTable>();
 const choiceCache = new Map<string, TableChoice>();
 
@@ -93,12 +94,21 @@ function minorFiles(): { minor: number; file: string }[] {
   return minorsCache;
 }
 
-export function loadFlagTable(minor: number): FlagTable {
-  const cached = tableCache.get(minor);
+/** A table as the generator wrote it, read once. */
+function rawTable(minor: number): GeneratedTable {
+  const cached = rawCache.get(minor);
   if (cached) return cached;
   const entry = minorFiles().find((m) => m.minor === minor);
   if (!entry) throw new Error(`no vLLM flag table for 0.${minor}`);
   const raw = JSON.parse(readFileSync(entry.file, 'utf8')) as GeneratedTable;
+  rawCache.set(minor, raw);
+  return raw;
+}
+
+export function loadFlagTable(minor: number): FlagTable {
+  const cached = tableCache.get(minor);
+  if (cached) return cached;
+  const raw = rawTable(minor);
   const table: FlagTable = {
     release: raw.vllmVersion,
     commit: raw.source.commit,
@@ -177,7 +187,7 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
     const specs = unionWithOlder(newest, minors);
     return {
       table: newest,
-      index: buildFlagIndex(specs, extraFlags),
+      index: buildFlagIndex(specs, strictChoices(extraFlags)),
       authoritative: false,
       describes: version ? `vLLM ${version}` : 'the launch’s vLLM (version unknown)',
       note: version
@@ -190,16 +200,18 @@ function pick(version: string | undefined, extraFlags: readonly FlagSpec[]): Tab
   const table = loadFlagTable(nearest);
   const release = isRelease(parsed);
   const authoritative = nearest === minor && release;
-  // Off the table's own release, a value outside its choices may be one the build has: a note, not vLLM's error.
-  const specs = withLegacy(table.specs, parsed).map((s) =>
-    !authoritative && s.kind === 'choice' ? { ...s, choicePolicy: 'open' as const } : s,
-  );
+  const specs = withLegacy(table.specs, parsed);
   let note: string | undefined;
   if (nearest !== minor)
     note = `vLLM ${version} is outside faultline's flag tables (0.${minors[0]}–0.${minors[minors.length - 1]}); flags checked against vLLM ${table.release}`;
   else if (!release)
     note = `vLLM ${version} is a pre-release or nightly build: flags checked against the ${table.release} release, which may differ`;
-  return { table, index: buildFlagIndex(specs, extraFlags), authoritative, describes: `vLLM ${version}`, note };
+  return { table, index: buildFlagIndex(specs, strictChoices(extraFlags)), authoritative, describes: `vLLM ${version}`, note };
+}
+
+/** The caller's own flags (the engine's) are not vLLM's: a value outside their choices is always an error. */
+function strictChoices(flags: readonly FlagSpec[]): FlagSpec[] {
+  return flags.map((s) => (s.kind === 'choice' && !s.choicePolicy ? { ...s, choicePolicy: 'strict' as const } : s));
 }
 
 /** A final or post release; a local segment (`+cu128`) is a build of the same release. */
@@ -211,15 +223,21 @@ function isRelease(v: Version): boolean {
 function unionWithOlder(newest: FlagTable, minors: number[]): FlagSpec[] {
   const specs = [...newest.specs.map((s) => ({ ...s })), ...PARSER_FLAGS];
   const byDest = new Map(specs.map((s) => [s.dest, s]));
+  // The older tables are read raw: only a flag the union lacks, or a choice flag, becomes a spec
+  // (converting every flag of every release would cost more than the rest of a lint's start-up).
   for (const minor of [...minors].reverse()) {
-    const t = loadFlagTable(minor);
-    for (const s of t.specs) {
-      const known = byDest.get(s.dest);
+    const raw = rawTable(minor);
+    for (const f of raw.flags) {
+      if (f.positional || f.options.length === 0) continue;
+      const known = byDest.get(destOf(f.options.find((o) => o.startsWith('--')) ?? f.options[0]));
+      if (known && !(known.kind === 'choice' && (f.kind === 'choice' || f.choices))) continue;
+      const s = specOf(f, raw.vllmVersion);
+      if (!s) continue;
       if (!known) {
-        const older = { ...s, note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${t.release}` };
+        const older = { ...s, note: `not a flag of vLLM ${newest.release}; the last release faultline has it in is ${raw.vllmVersion}` };
         byDest.set(s.dest, older);
         specs.push(older);
-      } else if (known.kind === 'choice' && s.kind === 'choice' && s.choices) {
+      } else if (s.kind === 'choice' && s.choices) {
         // A value some release accepts is not unknown while the release is.
         known.choices = [...new Set([...(known.choices ?? []), ...s.choices])];
       }

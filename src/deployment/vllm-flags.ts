@@ -30,7 +30,11 @@ export interface FlagSpec {
   aliases?: readonly string[];
   /** For 'choice': the accepted values (compared after `caseInsensitive` upper-casing). */
   choices?: readonly string[];
-  /** 'strict' (default): another value is an error, as in vLLM. 'open': the list is incomplete, so another value only earns a note. */
+  /**
+   * Unset: the table's choices; another value is vLLM's error when the table is the launch's own
+   * release, else an FL000 flag problem (a newer release may have it). 'strict': always an error
+   * (faultline's own flags). 'open': the list is incomplete, so another value only earns a note.
+   */
   choicePolicy?: 'strict' | 'open';
   /** Values are matched and stored upper-cased (attention backend names). */
   caseInsensitive?: boolean;

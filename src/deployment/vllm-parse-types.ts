@@ -35,17 +35,31 @@ export interface ArgValue extends Located<unknown> {
   runtimeKeys?: Record<string, RuntimeValue>;
 }
 
-/** A flag vLLM would not take as written: not in the flag table, or an ambiguous abbreviation. */
+/**
+ * Something in the launch the engine would not take as written, or that faultline's tables do not
+ * know: an option not in the flag table, an ambiguous abbreviation, a choice outside the flag's
+ * choices, a JSON sub-key or sub-key value outside the config fields faultline has. Lint reports
+ * each as FL000 and reads the rest of the launch.
+ */
 export interface FlagProblem {
-  kind: 'unknown' | 'ambiguous';
-  /** The option as written (before `=`). */
+  kind: 'unknown' | 'ambiguous' | 'choice' | 'sub-key' | 'sub-key-value';
+  /** The option as written (before `=`); for sub-keys, the dotted path (`speculative_config.method`). */
   option: string;
   at?: SourceLocation;
-  /** "did you mean" for unknown flags; the candidates for ambiguous ones. */
+  /** The value as written, for `choice` and `sub-key-value`. */
+  value?: string;
+  /** "did you mean" for unknown flags and values; the candidates for ambiguous ones. */
   suggestion?: string;
   candidates?: string[];
   /** Releases (by faultline's tables) that do have the option. */
   knownIn?: string[];
+  /**
+   * The table it was checked against is the launch's own release: the engine refuses it for
+   * certain. Unset for `unknown`, whose certainty is the flag table's (`flagTable.authoritative`).
+   */
+  definite?: boolean;
+  /** What the value or key was checked against, for the finding: "vLLM 0.27.1's --kv-cache-dtype choices". */
+  checkedAgainst?: string;
 }
 
 export interface VllmParse {

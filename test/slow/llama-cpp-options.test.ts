@@ -5,8 +5,8 @@
  * shift; a draft model has its drafts validated; --ctx-size sets what a sequence holds;
  * LLAMA_ATTN_ROT_DISABLE changes a quantized cache's numbers; --swa-full keeps positions
  * a window-sized cache drops; --threads reaches the context. One GGUF for the file; each case
- * opens its own small context. In test/slow: the ten cases open 20 contexts and score 300-token
- * prompts (86 s for eight of them at load 7, 350 s for all ten at load 20 on the shared machine).
+ * opens its own small context. In test/slow: the eleven cases open 24 contexts and score 300-token
+ * prompts (125 s for all eleven on the shared machine at load ~10, 350 s for ten at load 20).
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -209,4 +209,21 @@ test('--threads: the context evaluates with the threads asked for', async () => 
       const text = await (await s.app.request('/metrics')).text();
       assert.match(text, new RegExp(`faultline:llama_cpp_config_info\\{[^}]*threads="${threads}"`));
     });
+});
+
+test('--parallel 3 with --model-draft: every sequence has its own draft context, and all three finish', async () => {
+  // three target sequences sharing ONE draft context hang in node-llama-cpp 3.21.1 (research
+  // llama-cpp-engine.md §5.1); the runtime gives each sequence its own
+  await withServer({ parallel: 3, ctxSize: 1536, modelDraft: gguf, draftMax: 4, draftPMin: 0 }, async (s) => {
+    const prompts = ['Call me Ishmael.', 'The whale', 'Fellow-Citizens of the Senate'];
+    const rs = await Promise.all(
+      prompts.map((prompt) => request(s, { prompt, max_tokens: 48, temperature: 0, ignore_eos: true })),
+    );
+    assert.deepEqual(
+      rs.map((r) => r.json.choices?.[0]?.finish_reason),
+      ['length', 'length', 'length'],
+    );
+    assert.equal(s.runner.runtime.draftContexts.length, 3);
+    assert.ok((await metric(s, 'faultline:llama_cpp_batch_sequences_max')) >= 2);
+  });
 });

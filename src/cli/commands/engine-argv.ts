@@ -10,13 +10,22 @@ import type { FlagSpec } from '../../deployment/vllm-flags.js';
 
 export function parseEngineArgv(flags: readonly string[], cwd: string, extraFlags: readonly FlagSpec[], helpCommand: string): VllmParse {
   const parsed = parseVllmArgs(tokensFromArgv([...flags], 'argv'), { baseDir: cwd, extraFlags: [...extraFlags] });
-  const [problem] = parsed.flagProblems;
+  // A JSON sub-key vLLM 0.23 lacks is read past (the engine ignores keys it has no use for), as before.
+  for (const p of parsed.flagProblems.filter((x) => x.kind === 'sub-key'))
+    parsed.notes.push({ value: `${p.option} is not a key vLLM 0.23 knows; the engine ignores it`, ...(p.at ? { at: p.at } : {}) });
+  const [problem] = parsed.flagProblems.filter((x) => x.kind !== 'sub-key');
   if (!problem) return parsed;
   if (problem.kind === 'ambiguous')
     throw new UserError(`ambiguous option: ${problem.option} could match ${(problem.candidates ?? []).join(', ')}`, {
       code: 'E_FLAG_AMBIGUOUS',
       at: problem.at,
       hint: 'write the full option name',
+    });
+  if (problem.kind === 'choice' || problem.kind === 'sub-key-value')
+    throw new UserError(`invalid choice '${problem.value ?? ''}' for ${problem.option}`, {
+      code: 'E_VLLM_ARGS',
+      at: problem.at,
+      hint: `${problem.suggestion ? `did you mean ${problem.suggestion}? ` : ''}the engine takes only ${problem.checkedAgainst ?? 'the values it knows'}`,
     });
   throw new UserError(`unknown vLLM flag ${problem.option}`, {
     code: 'E_FLAG_UNKNOWN',

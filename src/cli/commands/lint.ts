@@ -63,7 +63,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
     .option('--format <format>', 'text, json or sarif', 'text')
     .option(
       '--allow-unknown-flags',
-      'record flags vLLM does not know as notes instead of failing (newer vLLM, forks)',
+      "record flags, choices and JSON sub-keys faultline's tables lack as notes instead of FL000 warnings (newer releases, forks)",
     )
     .option('--set <NAME=VALUE>', 'a variable the launch file leaves to run time (shell, Compose), e.g. --set TP=8; repeatable', collect, [])
     .option('--env <NAME=VALUE>', 'an environment variable the launch runs with (exported to the server), e.g. --env VLLM_ATTENTION_BACKEND=FLASHINFER; repeatable', collect, [])
@@ -90,7 +90,9 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         '',
         'Values known only when a script runs ($TP, $(nproc), $((A*B)), an unset $EXTRA_ARGS) are unknown facts:',
         'hazards that depend on them are "possibly affected"; settle them with --set (as in the third example).',
-        "A flag the launch's vLLM release does not have (or an ambiguous abbreviation) is reported as FL000.",
+        "A flag, choice, JSON sub-key or sub-key value the launch's release does not have (or an ambiguous",
+        'abbreviation) is reported as FL000, and the rest of the launch is checked with the value as written;',
+        'for a release newer than faultline\'s tables, or an unknown version, the finding is "possibly".',
         '',
         'Exit status: 0 no findings, 1 findings, 2 usage or input error.',
       ].join('\n'),

@@ -30,7 +30,7 @@ export function assembleSglangDeployment(
 ): Deployment {
   const notes: Located<string>[] = [...launch.notes];
   const version = sglangVersionOf(launch, opts, notes);
-  const parsed = parseSglangLaunch(launch.tokens, version?.value);
+  const parsed = parseSglangLaunch(launch.tokens, version?.value, opts.allowUnknownFlags ?? false);
   notes.push(...parsed.notes.map((n) => ({ value: n.value, ...located(relocate(n.at)) })));
   const model = parsed.model && { value: parsed.model.value, ...located(relocate(parsed.model.at)) };
   const d: Deployment = {
@@ -43,6 +43,8 @@ export function assembleSglangDeployment(
     env: launch.env,
     versions: version ? { sglang: version } : {},
     notes,
+    flagProblems: parsed.flagProblems.map((p) => ({ ...p, ...located(relocate(p.at)) })),
+    flagTable: parsed.flagTable,
   };
   const facts = modelFacts(launch, d, opts);
   if (facts) d.modelFacts = facts;

@@ -5,16 +5,18 @@ import { flagsNotAccepted } from '../conditions/flags-accepted.js';
 export const FL000 = defineHazard({
   id: 'FL000',
   alias: 'flag-not-accepted',
-  engines: ['vllm'],
+  engines: ['vllm', 'sglang'],
   severity: 'warning',
   summary:
-    'a flag vLLM does not accept as written: not a flag of this release, or an ambiguous abbreviation — the server would not start',
+    'a flag or value the engine does not accept as written: not a flag, choice or JSON sub-key of this release, or an ambiguous abbreviation — the server would not start',
   mechanism:
     'vLLM parses `vllm serve` arguments with argparse (FlexibleArgumentParser, allow_abbrev left on): an option string ' +
     'the parser does not register is "unrecognized arguments", and a prefix that matches several option strings is ' +
     '"ambiguous option"; both end the process before the engine starts. faultline checks each flag against the flag ' +
-    'table generated from that release\'s own source (data/vllm-flags/); the other hazards are checked all the same, ' +
-    'reading the flag with the value it was given.',
+    'table generated from that release\'s own source (data/vllm-flags/; SGLang\'s in data/sglang-flags/), and each ' +
+    'choice and JSON sub-key against the values that table (and vLLM\'s config fields) has; the other hazards are ' +
+    'checked all the same, reading the flag with the value it was given. A launch newer than the tables (or of an ' +
+    'unknown version) gets this finding as "possibly" for whatever the tables lack, never a refusal.',
   affected: { vllm: 'every release: each release has its own set of flags' },
   confidence: 'confirmed',
   conditions: [flagsNotAccepted()],

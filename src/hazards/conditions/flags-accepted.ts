@@ -1,17 +1,22 @@
 /**
- * Whether vLLM takes every flag of the launch as written, read from the argv emulation's flag
- * problems (deployment/vllm-argparse.ts): a flag its release's table does not have, or an
- * abbreviation that matches several flags. With a release version whose table faultline has,
- * such a flag makes vLLM refuse to start; otherwise faultline's table may simply not know it.
+ * Whether the engine takes every flag and value of the launch as written, read from the argv
+ * emulation's flag problems (deployment/vllm-argparse.ts, vllm-config-check.ts, and SGLang's
+ * engines/sglang/argparse.ts): a flag, choice, JSON sub-key or sub-key value its release's table
+ * does not have, or an abbreviation that matches several flags. Checked against the launch's own
+ * release, such a problem makes the engine refuse to start; against tables older than the launch
+ * (or with the version unknown), the engine may simply be newer than faultline's tables.
  */
 import type { Deployment } from '../../deployment/deployment.js';
 import type { FlagProblem } from '../../deployment/vllm-parse-types.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 
-function describe(p: FlagProblem): string {
+function describe(p: FlagProblem, engine: string): string {
   if (p.kind === 'ambiguous') return `${p.option} is an ambiguous abbreviation (could match ${p.candidates?.join(', ')})`;
   const hint = p.suggestion ? `; did you mean ${p.suggestion}?` : '';
-  const known = p.knownIn?.length ? ` (faultline's tables have it in vLLM ${span(p.knownIn)})` : '';
+  if (p.kind === 'choice' || p.kind === 'sub-key-value')
+    return `${p.option} ${p.value ?? ''}: not among ${p.checkedAgainst ?? 'the values faultline knows'}${hint}`;
+  if (p.kind === 'sub-key') return `${p.option}: not among ${p.checkedAgainst ?? 'the keys faultline knows'}${hint}`;
+  const known = p.knownIn?.length ? ` (faultline's tables have it in ${engine} ${span(p.knownIn)})` : '';
   return `${p.option}${known}${hint}`;
 }
 
@@ -22,22 +27,26 @@ function span(releases: string[]): string {
 export function flagsNotAccepted(): Condition {
   return {
     name: 'flag-not-accepted',
-    description: 'a flag of the launch is not one vLLM accepts as written',
+    description: 'a flag or value of the launch is not one the engine accepts as written',
     check(d: Deployment): ConditionResult {
       const problems = d.flagProblems ?? [];
-      if (problems.length === 0) return { status: 'not-met', detail: 'every flag is in the flag table' };
+      if (problems.length === 0) return { status: 'not-met', detail: 'every flag and value is in the flag tables' };
       const table = d.flagTable;
-      const list = problems.map(describe).join('; ');
-      const ambiguous = problems.some((p) => p.kind === 'ambiguous');
-      if (table?.authoritative || ambiguous)
+      const engine = d.engine === 'sglang' ? 'SGLang' : 'vLLM';
+      const definite = problems.filter(
+        (p) => p.kind === 'ambiguous' || p.definite || (p.kind === 'unknown' && table?.authoritative),
+      );
+      const shown = definite.length ? definite : problems;
+      const list = shown.map((p) => describe(p, engine)).join('; ');
+      if (definite.length)
         return {
           status: 'met',
-          detail: `${list}: not accepted by ${table?.describes ?? 'vLLM'}'s argument parser, so vLLM would refuse to start`,
-          at: problems[0].at,
+          detail: `${list}: not accepted by ${table?.describes ?? engine}'s argument parser, so ${engine} would refuse to start`,
+          at: definite[0].at,
         };
       return {
         status: 'unknown',
-        detail: `${list}: unknown to faultline's flag table (vLLM ${table?.release ?? '?'}); whether ${table?.describes ?? 'this vLLM'} has it is not known (give --vllm-version of a release to decide it)`,
+        detail: `${list}: unknown to faultline's flag table (${engine} ${table?.release ?? '?'}); whether ${table?.describes ?? `this ${engine}`} has it is not known (give --${engine.toLowerCase()}-version of a release to decide it); the rest of the launch is checked with the value as written`,
         at: problems[0].at,
       };
     },

@@ -3,22 +3,26 @@
  * (prefix abbreviations allowed, no `_`→`-` respelling, no `--no-x` forms), store_true switches,
  * nargs `+` / `*` / `?`, `--x=v` and `--x v`, the value types SGLang uses (int, float,
  * human_readable_int, json.loads, json_list_type, str) and choices. The last occurrence of a
- * dest wins, as in argparse. What argparse would reject (an unknown or ambiguous flag, a value
- * of the wrong type, a missing value, a stray positional) is returned as a located problem:
- * SGLang refuses such a launch at start, so lint says so and still reads the rest. An unknown
- * `--x v` is still kept as field `x` (the launch may run a release newer than the table).
+ * dest wins, as in argparse. What argparse would reject is returned located, and the rest is
+ * still read: an unknown or ambiguous flag, or a choice outside the table's, as a flag problem
+ * (lint's FL000: the launch may run a release newer than the table, so an unknown `--x v` is kept
+ * as field `x` and a choice as written); a value of the wrong type, a missing value or a stray
+ * positional as a problem SGLang refuses to start with.
  */
 import type { SourceLocation } from '../../../core/errors.js';
 import type { ArgToken } from '../../argv-token.js';
-import type { ArgValue } from '../../vllm-parse-types.js';
+import type { ArgValue, FlagProblem } from '../../vllm-parse-types.js';
 import { pythonFloat, pythonInt, pythonJsonLoads } from '../../vllm-values.js';
+import { closest } from '../../vllm-flags.js';
 import { fieldOf, type SglangFlag, type SglangFlagTable } from './flag-table.js';
 
 export interface SglangParse {
   /** ServerArgs field → value as written (after argparse's conversion). */
   args: Map<string, ArgValue>;
-  /** Launch problems argparse reports (SGLang exits with status 2 on any of them). */
+  /** Malformed input argparse reports (SGLang exits with status 2 on any of them). */
   problems: { message: string; at?: SourceLocation }[];
+  /** Flags, ambiguous prefixes and choices the table does not have (FL000). */
+  flagProblems: FlagProblem[];
   /** Abbreviated spellings resolved to their flag, deprecated flags used … */
   notes: { message: string; at?: SourceLocation }[];
 }
@@ -51,7 +55,7 @@ function isOptionWord(text: string): boolean {
   return text.startsWith('-') && text !== '-' && !NEGATIVE_NUMBER.test(text);
 }
 
-type Resolved = { flag: SglangFlag; option: string } | { error: string };
+type Resolved = { flag: SglangFlag; option: string } | { error: string; candidates?: string[] };
 
 /** An option word → its flag: exact, else a unique prefix of a long option (allow_abbrev). */
 function resolveOption(name: string, idx: SglangOptionIndex, allowAbbrev: boolean): Resolved {
@@ -63,7 +67,10 @@ function resolveOption(name: string, idx: SglangOptionIndex, allowAbbrev: boolea
     if (flags.size === 1)
       return { flag: idx.byOption.get(candidates[0]) as SglangFlag, option: candidates[0] };
     if (candidates.length > 1)
-      return { error: `ambiguous option: ${name} could match ${candidates.slice(0, 6).join(', ')}` };
+      return {
+        error: `ambiguous option: ${name} could match ${candidates.slice(0, 6).join(', ')}`,
+        candidates,
+      };
   }
   return { error: `unrecognized argument ${name}` };
 }
@@ -108,10 +115,9 @@ function humanReadable(text: string): { value: number } | undefined {
   return n === undefined ? undefined : { value: n };
 }
 
-function checkChoice(flag: SglangFlag, value: unknown): string | undefined {
-  if (!flag.choices || flag.choicesOpen) return undefined;
-  if (flag.choices.includes(String(value))) return undefined;
-  return `${flag.options[0]}: invalid choice: '${String(value)}' (choose from ${flag.choices.join(', ')})`;
+/** Whether the value is outside the flag's choices (known when SGLang's table lists them). */
+function outsideChoices(flag: SglangFlag, value: unknown): boolean {
+  return Boolean(flag.choices && !flag.choicesOpen && !flag.choices.includes(String(value)));
 }
 
 /** The stored value of a value-less flag (store_true, store_false, store_const …). */
@@ -123,7 +129,7 @@ function switchValue(flag: SglangFlag): unknown {
 
 export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTable): SglangParse {
   const idx = optionIndex(table);
-  const out: SglangParse = { args: new Map(), problems: [], notes: [] };
+  const out: SglangParse = { args: new Map(), problems: [], flagProblems: [], notes: [] };
   const problem = (message: string, at?: SourceLocation) =>
     out.problems.push({ message, ...(at ? { at } : {}) });
   let k = 0;
@@ -139,7 +145,16 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
     const resolved = resolveOption(name, idx, table.parser.allowAbbrev);
     k++;
     if ('error' in resolved) {
-      problem(resolved.error, tok.at);
+      out.flagProblems.push(
+        resolved.candidates
+          ? {
+              kind: 'ambiguous',
+              option: name,
+              candidates: resolved.candidates,
+              ...(tok.at ? { at: tok.at } : {}),
+            }
+          : { kind: 'unknown', option: name, ...(tok.at ? { at: tok.at } : {}), ...suggestion(name, idx) },
+      );
       // Kept under its spelled name (a newer release than the table may know it), with its value
       // word if it has one, so the next flag is still read.
       let value: unknown = true;
@@ -185,19 +200,34 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
         continue;
       }
       const c = convertValue(flag, w);
-      const err = 'error' in c ? c.error : checkChoice(flag, c.value);
-      if (err) {
-        problem(err, tok.at);
+      if ('error' in c) {
+        problem(c.error, tok.at);
         failed = true;
         break;
       }
-      converted.push((c as { value: unknown }).value);
+      if (outsideChoices(flag, c.value)) {
+        const near = closest(String(c.value), flag.choices ?? []);
+        out.flagProblems.push({
+          kind: 'choice',
+          option,
+          value: String(c.value),
+          ...(tok.at ? { at: tok.at } : {}),
+          ...(near ? { suggestion: near } : {}),
+          checkedAgainst: `the ${option} choices of SGLang ${table.sglangVersion ?? 'main'}`,
+        });
+      }
+      converted.push(c.value);
     }
     if (failed) continue;
     const value = many ? converted : words.length ? converted[0] : (flag.const ?? null);
     setArg(out, flag, value, tok.at);
   }
   return out;
+}
+
+function suggestion(name: string, idx: SglangOptionIndex): { suggestion?: string } {
+  const near = closest(name, idx.longOptions);
+  return near ? { suggestion: near } : {};
 }
 
 function setArg(out: SglangParse, flag: SglangFlag, value: unknown, at: SourceLocation | undefined): void {

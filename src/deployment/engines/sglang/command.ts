@@ -7,9 +7,9 @@
 import type { SourceLocation } from '../../../core/errors.js';
 import type { Located } from '../../../core/located.js';
 import type { ArgToken } from '../../argv-token.js';
-import type { ArgValue } from '../../vllm-parse-types.js';
+import type { ArgValue, FlagProblem } from '../../vllm-parse-types.js';
 import { parseSglangArgv } from './argparse.js';
-import { tableFor, type SglangFlagTable } from './flag-table.js';
+import { tableFor, type ChosenTable, type SglangFlagTable } from './flag-table.js';
 
 export const SGLANG_MODULES: readonly string[] = ['sglang.launch_server'];
 const PYTHON = /^python(\d+(\.\d+)*)?$/;
@@ -21,8 +21,12 @@ export interface SglangCommand {
   /** ServerArgs field → value as written. */
   written: Map<string, ArgValue>;
   table: SglangFlagTable;
-  /** Launch problems SGLang's parser would refuse to start with. */
+  /** How the table was chosen: whether it is the launch's own release line. */
+  chosen: ChosenTable;
+  /** Malformed input SGLang's parser would refuse to start with. */
   problems: Located<string>[];
+  /** Flags and choices the table lacks (lint's FL000). */
+  flagProblems: FlagProblem[];
   notes: Located<string>[];
 }
 
@@ -66,7 +70,11 @@ export function parseSglangCommand(tokens: readonly ArgToken[], version: string 
     ...(model ? { model } : {}),
     written: parsed.args,
     table: chosen.table,
+    chosen,
     problems,
+    flagProblems: parsed.flagProblems.map((p) =>
+      p.kind === 'choice' ? { ...p, definite: chosen.authoritative } : p,
+    ),
     notes,
   };
 }

@@ -8,7 +8,8 @@ import type { SourceLocation } from '../../../core/errors.js';
 import type { Located } from '../../../core/located.js';
 import type { ArgToken } from '../../argv-token.js';
 import type { Deployment } from '../../deployment.js';
-import type { ArgValue } from '../../vllm-parse-types.js';
+import type { ArgValue, FlagProblem } from '../../vllm-parse-types.js';
+import { reportUnknown } from '../../unknown-values.js';
 import { parseSglangCommand } from './command.js';
 import { resolveEffectiveLaunch } from './effective-launch.js';
 import { tableFor } from './flag-table.js';
@@ -19,27 +20,48 @@ export interface SglangParsed {
   written: Map<string, ArgValue>;
   notes: Located<string>[];
   table: ReturnType<typeof parseSglangCommand>['table'];
+  /** Flags and choices the table lacks (lint's FL000), unless --allow-unknown-flags made them notes. */
+  flagProblems: FlagProblem[];
+  /** The table as Deployment.flagTable states it. */
+  flagTable: NonNullable<Deployment['flagTable']>;
 }
 
-export function parseSglangLaunch(tokens: readonly ArgToken[], version: string | undefined): SglangParsed {
+export function parseSglangLaunch(tokens: readonly ArgToken[], version: string | undefined, allowUnknown = false): SglangParsed {
   const cmd = parseSglangCommand(tokens, version);
   const notes = [
     ...cmd.notes,
     ...cmd.problems.map((p) => ({ ...p, value: `SGLang refuses to start with this launch: ${p.value}` })),
   ];
+  const flagProblems: FlagProblem[] = [];
+  const sink = { notes, problems: flagProblems, allowUnknown };
+  for (const p of cmd.flagProblems) reportUnknown(sink, p, flagProblemNote(p));
   return {
     ...(cmd.at ? { at: cmd.at } : {}),
     ...(cmd.model ? { model: cmd.model } : {}),
     written: cmd.written,
     notes,
     table: cmd.table,
+    flagProblems,
+    flagTable: {
+      release: cmd.table.sglangVersion ?? 'main',
+      commit: cmd.table.source.commit,
+      authoritative: cmd.chosen.authoritative,
+      describes: cmd.chosen.describes,
+    },
   };
+}
+
+/** The note --allow-unknown-flags leaves in place of the flag problem. */
+function flagProblemNote(p: FlagProblem): string {
+  if (p.kind === 'ambiguous') return `ambiguous option: ${p.option} could match ${(p.candidates ?? []).join(', ')} (SGLang refuses to start); not read`;
+  if (p.kind === 'choice') return `${p.option} ${p.value ?? ''}: not among ${p.checkedAgainst ?? 'the choices faultline knows'}; taken as given`;
+  return `unknown SGLang flag ${p.option}${p.suggestion ? ` (did you mean ${p.suggestion}?)` : ''}; recorded as given`;
 }
 
 /** Applies SGLang's rewrites to a Deployment whose GPU, model facts and version are settled. */
 export function applySglangRewrites(
   d: Deployment,
-  parsed: SglangParsed,
+  parsed: Pick<SglangParsed, 'written' | 'table'>,
   relocate: (at: SourceLocation | undefined) => SourceLocation | undefined,
 ): void {
   const resolved = resolveEffectiveLaunch({
@@ -87,5 +109,5 @@ export function reapplySglangRewrites(d: Deployment): void {
   const table = tableFor(d.versions.sglang?.value).table;
   const before = new Set(d.sglang.rewrites.map((r) => `SGLang sets ${r.field} = `));
   d.notes = d.notes.filter((n) => ![...before].some((p) => n.value.startsWith(p)) && !/ is unknown: /.test(n.value));
-  applySglangRewrites(d, { written: d.sglang.written, notes: [], table }, (at) => at);
+  applySglangRewrites(d, { written: d.sglang.written, table }, (at) => at);
 }

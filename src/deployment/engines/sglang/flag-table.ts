@@ -70,6 +70,10 @@ export interface ChosenTable {
   table: SglangFlagTable;
   /** Why this table, for a note ("SGLang 0.5.6.post2 flags, read at sgl-project/sglang@5c8bd8b"). */
   why: string;
+  /** The table is of the launch's own release line: a flag or choice outside it, SGLang refuses. */
+  authoritative: boolean;
+  /** The launch's SGLang as findings name it: "SGLang 0.5.6". */
+  describes: string;
 }
 
 /** The table for an SGLang version (as pip shows it), or `main` when it is unknown or newer. */
@@ -83,7 +87,12 @@ export function tableFor(version: string | undefined): ChosenTable {
     if (line && compareVersions(release, lines[lines.length - 1]) <= 0) {
       const table = loadTable(line);
       const exact = line === release ? '' : ` (no table for ${release}: the nearest older release line)`;
-      return { table, why: `SGLang ${version}: flags of ${table.sglangVersion}${exact} (${where(table)})` };
+      return {
+        table,
+        why: `SGLang ${version}: flags of ${table.sglangVersion}${exact} (${where(table)})`,
+        authoritative: line === release && parsed.pre === undefined && parsed.dev === undefined,
+        describes: `SGLang ${version}`,
+      };
     }
   }
   const table = loadTable('main');
@@ -94,7 +103,12 @@ export function tableFor(version: string | undefined): ChosenTable {
         ? `SGLang ${version} is older than the oldest release table (${lines[0]})`
         : `SGLang ${version} is newer than the newest release table (${lines[lines.length - 1]})`
       : `"${version}" is not a version`;
-  return { table, why: `${reason}: flags of SGLang main (${where(table)})` };
+  return {
+    table,
+    why: `${reason}: flags of SGLang main (${where(table)})`,
+    authoritative: false,
+    describes: version ? `SGLang ${version}` : 'the launch’s SGLang (version unknown)',
+  };
 }
 
 function where(t: SglangFlagTable): string {
