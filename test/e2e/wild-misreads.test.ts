@@ -37,7 +37,8 @@ test('the misread section holds at least 30 real files, none refused', () => {
     try {
       const o = lint(file);
       assert.ok(o.deployments.length > 0, file);
-      assert.ok(!o.findings.some((f) => f.hazard.id === 'FL000'), `${file}: no flag of it is refused`);
+      // a key no flag table knows may be FL000 "possibly" (the launch's release is not given); never a certain one
+      assert.ok(!o.findings.some((f) => f.hazard.id === 'FL000' && f.status === 'met'), `${file}: no flag of it is refused`);
     } catch (e) {
       // Only files that are not launches may end in an error, and it must say so.
       assert.ok(isUserError(e), `${file}: ${String(e)}`);
