@@ -9,12 +9,20 @@
  *             model's output: prefix caching with preemption (a 40-block budget) and chunked
  *             prefill; + batch-variant numerics; an FP8 KV cache (sm100-fixed path) against a bf16
  *             reference. A CORRUPT verdict is a false alarm.
+ *  shapes     servers that answer as real ones do (prefix caching with preemption, as above):
+ *             streaming 1, 4 and all tokens per event, stopping early (`--serve-quirk
+ *             stop-at-token=ID`: ignore_eos dropped, a frequent token ends the generation) and
+ *             omitting the KV capacity from /metrics. Each benign one must read CLEAN under
+ *             `--suite workload,window-crossing`; each with the stale prefix-cache fault CORRUPT under
+ *             the workload suite, and each with the canonical window fault CORRUPT under the
+ *             window-crossing suite.
  *
  * Every probe gets freshly started servers, so no cache state carries over between probes. The
  * servers run the CLI as built (run `npm run build` first). The load average is printed beside
  * each figure: other engineers share the machine.
  *
  *   node --import tsx bench/workload.ts [--benign 20] [--from 0] [--rounds 4] [--skip-detection]
+ *                                       [--only detection|benign|shapes]
  * (--from: the first benign seed, so that a sweep can be split across processes)
  */
 import { execFile } from 'node:child_process';
@@ -105,18 +113,56 @@ async function benign(from: number, n: number, rounds: number): Promise<number> 
   return alarms;
 }
 
+/** Token 46 is "." in the tiny-swa byte tokenizer (POST /tokenize): a server that stops at every sentence end. */
+const STOP_EARLY = ['--serve-quirk', 'stop-at-token=46'];
+const WINDOW_FAULT = ['--emulate', 'sm100-affected', '--kv-cache-dtype', 'fp8_e4m3', '--attention-config', '{"disable_flashinfer_q_quantization": true}', '--speculative-config', '{"method":"mtp","num_speculative_tokens":7}'];
+const SHAPES: { name: string; flags: string[] }[] = [
+  { name: '1 token per event', flags: ['--stream-interval', '1'] },
+  { name: '4 tokens per event', flags: ['--stream-interval', '4'] },
+  { name: 'the whole completion in one event', flags: ['--stream-interval', '0'] },
+  { name: 'stops early (ignore_eos dropped, "." ends)', flags: STOP_EARLY },
+  { name: 'no KV capacity on /metrics', flags: ['--serve-quirk', 'no-kv-capacity'] },
+];
+
+const verdictOf = (out: string) => (JSON.parse(out) as { verdict: string }).verdict;
+
+async function shapes(rounds: number): Promise<boolean> {
+  let ok = true;
+  for (const shape of SHAPES) {
+    const t0 = Date.now();
+    const benignRun = await pair([...STATEFUL, ...shape.flags], [], (t, r) => probe(t, r, ['--suite', 'workload,window-crossing', '--rounds', String(rounds), '--requests', '40', '--max-tokens', '16', '--format', 'json']));
+    const benign = JSON.parse(benignRun.out) as { verdict: string; suites: { suite: string; verdict: string }[] };
+    const stale = await pair([...STATEFUL, ...shape.flags, '--stateful-fault-model', 'stale-prefix-hash'], [], (t, r) => probe(t, r, ['--suite', 'workload', '--rounds', String(Math.max(rounds, 6)), '--max-tokens', '16', '--format', 'json']));
+    const window = await pair([...STATEFUL, ...shape.flags, ...WINDOW_FAULT], [], (t, r) => probe(t, r, ['--suite', 'window-crossing', '--requests', '16', '--max-tokens', '64', '--format', 'json']));
+    const line = { benign: benign.verdict, stale: verdictOf(stale.out), window: verdictOf(window.out) };
+    const good = line.benign === 'CLEAN' && line.stale === 'CORRUPT' && line.window === 'CORRUPT';
+    ok &&= good;
+    console.log(
+      `shape ${shape.name}: benign ${line.benign} (${benign.suites.map((x) => `${x.suite} ${x.verdict}`).join(', ')}); stale prefix ${line.stale} (workload); window fault ${line.window} (window-crossing)` +
+        ` ${good ? 'ok' : 'WRONG'} · ${((Date.now() - t0) / 1000).toFixed(0)} s · load ${load()}`,
+    );
+  }
+  return ok;
+}
+
 try {
   const rounds = numberArg('rounds', 4);
-  const skipped = process.argv.includes('--skip-detection');
+  const onlyAt = process.argv.indexOf('--only');
+  const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+  if (only !== undefined && !['detection', 'benign', 'shapes'].includes(only)) throw new Error(`--only ${only}: detection, benign or shapes`);
+  const runs = (part: string) => only === undefined || only === part;
+  const skipped = process.argv.includes('--skip-detection') || !runs('detection');
   const detected = skipped || (await detection(rounds));
-  const alarms = await benign(numberArg('from', 0), numberArg('benign', 20), rounds);
+  const alarms = runs('benign') ? await benign(numberArg('from', 0), numberArg('benign', 20), rounds) : 0;
+  const shaped = runs('shapes') ? await shapes(rounds) : true;
   const models = skipped
     ? 'not run (--skip-detection)'
     : detected
       ? 'all found CORRUPT by workload only, replays identical or CORRUPT'
       : 'NOT all found';
-  console.log(`workload: fault models ${models}; false alarms ${alarms}`);
-  process.exitCode = detected && alarms === 0 ? 0 : 1;
+  const shapesLine = runs('shapes') ? `; server shapes ${shaped ? 'each benign CLEAN, each corrupt CORRUPT' : 'NOT all as expected'}` : '';
+  console.log(`workload: fault models ${models}; false alarms ${runs('benign') ? alarms : 'not run'}${shapesLine}`);
+  process.exitCode = detected && alarms === 0 && shaped ? 0 : 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

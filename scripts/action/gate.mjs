@@ -33,6 +33,8 @@ const counts = { error: 0, warning: 0, note: 0 };
 const rows = [];
 for (const r of results) {
   const level = r.level ?? 'warning';
+  // Hazards only facts not given could make apply: no annotation each; the run's one line says how many.
+  if (level === 'none') continue;
   counts[level in counts ? level : 'note']++;
   const loc = r.locations?.[0]?.physicalLocation;
   const file = loc?.artifactLocation?.uri ?? '';
@@ -43,6 +45,7 @@ for (const r of results) {
   console.log(`::${command} file=${escapeProperty(file)},line=${line},col=${col},title=${escapeProperty(title)}::${escapeData(r.message?.text ?? '')}`);
   rows.push(`| ${level} | ${r.ruleId} | \`${file}:${line}:${col}\` |`);
 }
+for (const run of log.runs ?? []) if (run.properties?.dependOnFacts) console.log(`faultline: ${run.properties.dependOnFacts}`);
 if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `errors=${counts.error}\nwarnings=${counts.warning}\n`);
 if (process.env.GITHUB_STEP_SUMMARY)
   appendFileSync(

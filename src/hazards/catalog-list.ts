@@ -8,7 +8,7 @@ import type { Hazard } from './hazard.js';
 import type { VersionBounds } from './conditions/versions.js';
 
 /** Bumped whenever hazards are added, removed, or change what they report; see CHANGELOG.md. */
-export const CATALOG_VERSION = 3;
+export const CATALOG_VERSION = 4;
 
 export interface CatalogEntry {
   id: string;
@@ -16,6 +16,8 @@ export interface CatalogEntry {
   engines: string[];
   severity: string;
   confidence: string;
+  /** For a reproduced hazard: the reproduction or attribution that makes it one. */
+  confidenceReason?: string;
   summary: string;
   /** GPU conditions by name (`gpu-sm100-family`, `gpu-blackwell`); empty when any GPU can be affected. */
   gpu: string[];
@@ -40,6 +42,7 @@ export function catalogEntry(h: Hazard): CatalogEntry {
     engines: [...h.engines],
     severity: h.severity,
     confidence: h.confidence,
+    ...(h.confidenceReason ? { confidenceReason: h.confidenceReason } : {}),
     summary: h.summary,
     gpu: h.conditions.filter((c) => c.name.startsWith('gpu-')).map((c) => c.name),
     versions,

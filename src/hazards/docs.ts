@@ -15,6 +15,8 @@ import { hazards } from './index.js';
 
 const confidenceText = {
   confirmed: 'confirmed (fixed upstream, or filed/acknowledged by the project’s maintainers)',
+  reproduced:
+    'reproduced (a public standalone reproduction with controls, or a one-factor-off attribution; not yet fixed or acknowledged upstream)',
   reported:
     'reported (user reports with reproductions; no maintainer confirmation): lint reports it as a warning',
 } as const;
@@ -91,6 +93,7 @@ export function renderHazardMarkdown(h: Hazard): string {
     `| Severity | ${h.severity} |`,
     `| Confidence | ${confidenceText[h.confidence]} |`,
   );
+  if (h.confidenceReason) push(`| Evidence | ${h.confidenceReason} |`);
   if (h.affected.vllm) push(`| Affected vLLM | ${h.affected.vllm} |`);
   if (h.affected.flashinfer) push(`| Affected FlashInfer | ${h.affected.flashinfer} |`);
   if (h.affected.sglang) push(`| Affected SGLang | ${h.affected.sglang} |`);

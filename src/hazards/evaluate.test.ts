@@ -85,3 +85,77 @@ test('lintDeployments runs the whole catalog and orders findings by place', () =
   const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1] || a[2] - b[2]));
   assert.deepEqual(keys, sorted);
 });
+
+test('a possible finding depends on facts only when no met feature or fact condition singles the launch out', () => {
+  const withConditions = (
+    conds: { role?: 'feature' | 'fact' | 'bound'; status: Status; byDefault?: boolean }[],
+  ) =>
+    defineHazard({
+      ...hazardWith(['met']),
+      conditions: conds.map((c, i) => ({
+        name: `c${i}`,
+        description: `condition ${i}`,
+        ...(c.role ? { role: c.role } : {}),
+        check: () => ({
+          status: c.status,
+          detail: `detail ${i}`,
+          ...(c.byDefault ? { byDefault: true } : {}),
+        }),
+      })),
+    });
+  const only = (h: ReturnType<typeof withConditions>) => evaluateHazard(h, d)?.dependsOnFactsOnly;
+  assert.equal(
+    only(withConditions([{ status: 'met' }, { status: 'unknown' }])),
+    false,
+    'a feature the launch turns on',
+  );
+  assert.equal(
+    only(withConditions([{ role: 'fact', status: 'met' }, { status: 'unknown' }])),
+    false,
+    'a given fact',
+  );
+  assert.equal(
+    only(withConditions([{ status: 'met', byDefault: true }, { status: 'unknown' }])),
+    true,
+    'a default',
+  );
+  assert.equal(
+    only(withConditions([{ role: 'bound', status: 'met' }, { status: 'unknown' }])),
+    true,
+    'a version range',
+  );
+  assert.equal(
+    only(
+      withConditions([
+        { role: 'bound', status: 'met' },
+        { status: 'met', byDefault: true },
+      ]),
+    ),
+    false,
+    'definite',
+  );
+  const f = evaluateHazard(
+    withConditions([{ status: 'met' }, { role: 'bound', status: 'met' }, { status: 'unknown' }]),
+    d,
+  );
+  assert.deepEqual(
+    f?.conditions.map((c) => c.distinguishing ?? false),
+    [true, false, false],
+  );
+});
+
+test('an unknown answer about something the launch writes (a flag the table lacks) still singles it out', () => {
+  const h = defineHazard({
+    ...hazardWith(['met']),
+    conditions: [
+      {
+        name: 'c0',
+        description: 'a flag of the launch',
+        check: () => ({ status: 'unknown', detail: 'not in the table', namedByLaunch: true }),
+      },
+    ],
+  });
+  const f = evaluateHazard(h, d);
+  assert.equal(f?.possibly, true);
+  assert.equal(f?.dependsOnFactsOnly, false);
+});

@@ -1,7 +1,9 @@
 /**
  * Runs hazards over deployments. The rule (ARCHITECTURE.md): all conditions met → a finding at the
  * hazard's severity; any not-met → nothing; otherwise (some unknown, none not-met) → a warning that
- * names the unknown conditions and why they are unknown ("possibly affected").
+ * names the unknown conditions and why they are unknown ("possibly affected"). A possible finding that
+ * no met `feature` or `fact` condition distinguishes (conditions' `role`, hazard.ts) depends on facts
+ * only: `splitBySignal` keeps those apart from the findings.
  */
 import type { SourceLocation } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
@@ -32,6 +34,8 @@ export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition
       detail: r.detail,
     };
     if (r.at) out.at = r.at;
+    const turnedOn = r.status === 'met' && (c.role ?? 'feature') !== 'bound' && !r.byDefault;
+    if (turnedOn || (r.status === 'unknown' && r.namedByLaunch)) out.distinguishing = true;
     return out;
   });
 }
@@ -74,7 +78,9 @@ function checkOverRuntimeValues(
       continue;
     }
     const rt = arg.runtime;
-    const settle = rt?.names.length ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})` : '';
+    const settle = rt?.names.length
+      ? ` (settle it with ${rt.names.map((n) => `--set ${n}=…`).join(' ')})`
+      : '';
     return {
       status: 'unknown',
       detail: `depends on --${dest.replace(/_/g, '-')}, whose value ${rt?.text ?? ''} is known only when the launch runs${settle}`,
@@ -97,6 +103,7 @@ export function evaluateHazard(h: Hazard, d: Deployment): Finding | undefined {
     hazard: h,
     severity: possibly ? 'warning' : h.severity,
     possibly,
+    dependsOnFactsOnly: possibly && !conditions.some((c) => c.distinguishing),
     message,
     location: locate(h, conditions, d),
     conditions,
@@ -132,4 +139,12 @@ function compareFindings(a: Finding, b: Finding): number {
     la.column - lb.column ||
     (a.hazard.id < b.hazard.id ? -1 : a.hazard.id > b.hazard.id ? 1 : 0)
   );
+}
+
+/** Findings the launch or the given facts single out, and those only facts not given could make apply. */
+export function splitBySignal(all: readonly Finding[]): { findings: Finding[]; dependOnFacts: Finding[] } {
+  return {
+    findings: all.filter((f) => !f.dependsOnFactsOnly),
+    dependOnFacts: all.filter((f) => f.dependsOnFactsOnly),
+  };
 }

@@ -12,6 +12,12 @@ export interface EvaluatedCondition {
   status: Status;
   detail: string;
   at?: SourceLocation;
+  /**
+   * Met, and a distinguishing feature or a given fact (a `feature` or `fact` condition not met merely by
+   * the engine's default), or unknown about something the launch itself writes (`namedByLaunch`): what
+   * makes this launch, not every launch, a candidate.
+   */
+  distinguishing?: boolean;
 }
 
 export interface Finding {
@@ -20,6 +26,12 @@ export interface Finding {
   severity: Severity;
   /** True when no condition is not-met but some are unknown ("possibly affected"). */
   possibly: boolean;
+  /**
+   * Possibly affected, and no condition the launch or the facts given meet distinguishes it: only facts
+   * not given (GPU, model config, versions) could make it apply. lint sums these up in one line instead
+   * of listing them (`--possible` lists them), and they never change the exit status.
+   */
+  dependsOnFactsOnly: boolean;
   message: string;
   location: SourceLocation;
   conditions: EvaluatedCondition[];

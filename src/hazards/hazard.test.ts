@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defineHazard, type Hazard } from './hazard.js';
+import { atLeastAsStrong, defineHazard, type Hazard } from './hazard.js';
 
 const valid = (): Hazard => ({
   id: 'FL999',
@@ -45,6 +45,26 @@ test('malformed declarations fail at definition time with the reason', () => {
       },
       /duplicate condition names/,
     ],
+    [{ confidence: 'reported', severity: 'error' }, /reported \(unconfirmed\) hazard is a warning/],
+    [{ confidence: 'reproduced' }, /names its reproduction or attribution in confidenceReason/],
+    [{ confidence: 'rumoured' as Hazard['confidence'] }, /is not one of confirmed, reproduced, reported/],
   ];
   for (const [patch, re] of cases) assert.throws(() => defineHazard({ ...valid(), ...patch }), re);
+});
+
+test('a reproduced hazard with its reason may be an error', () => {
+  const h = defineHazard({
+    ...valid(),
+    confidence: 'reproduced',
+    confidenceReason: 'a standalone kernel test with controls',
+  });
+  assert.equal(h.severity, 'error');
+});
+
+test('confidence levels order confirmed ≥ reproduced ≥ reported', () => {
+  assert.ok(atLeastAsStrong('confirmed', 'reproduced'));
+  assert.ok(atLeastAsStrong('reproduced', 'reproduced'));
+  assert.ok(!atLeastAsStrong('reported', 'reproduced'));
+  assert.ok(atLeastAsStrong('reported', 'reported'));
+  assert.ok(!atLeastAsStrong('reproduced', 'confirmed'));
 });

@@ -18,19 +18,55 @@ export type HazardId = `FL${number}`;
 export type Engine = 'vllm' | 'sglang';
 export const ENGINES: readonly Engine[] = ['vllm', 'sglang'];
 export type Severity = 'error' | 'warning';
+/**
+ * How strong the public evidence is, strongest first: `confirmed` (a merged fix, or filed or
+ * acknowledged by the project's maintainers); `reproduced` (a public standalone reproduction with
+ * controls, or a one-factor-off attribution that isolates the combination); `reported` (user reports only).
+ */
+export type Confidence = 'confirmed' | 'reproduced' | 'reported';
+export const CONFIDENCES: readonly Confidence[] = ['confirmed', 'reproduced', 'reported'];
+
+/** True when `c` is at least as strong as `floor` (confirmed ≥ reproduced ≥ reported). */
+export function atLeastAsStrong(c: Confidence, floor: Confidence): boolean {
+  return CONFIDENCES.indexOf(c) <= CONFIDENCES.indexOf(floor);
+}
 export type Status = 'met' | 'not-met' | 'unknown';
 
 export interface ConditionResult {
   status: Status;
+  /**
+   * Met only because of the engine's default (nothing in the launch or the facts given turned it on):
+   * true of every launch of that release, so it does not single this launch out.
+   */
+  byDefault?: boolean;
+  /**
+   * Unknown, yet about something the launch itself writes (a flag faultline's table does not know):
+   * the launch still asked for it, so the finding singles this launch out like a met feature.
+   */
+  namedByLaunch?: boolean;
   /** One sentence of evidence: what was seen, where it came from, and why it counts. */
   detail: string;
   /** The launch fact this condition rests on (a flag, an env var, the model config …). */
   at?: SourceLocation;
 }
 
+/**
+ * What a met condition says about the launch, so lint can tell a hazard the launch asked for from one
+ * only unknown facts could make apply:
+ * - `feature`: the launch turns something on (a KV dtype, a speculative method, a backend, a flag or
+ *   an environment variable), or the model config given does (a checkpoint's KV dtype under auto);
+ * - `fact`: a fact about the hardware or the model (the GPU, the architecture, the window), met only
+ *   when that fact is given or read from the launch;
+ * - `bound`: it narrows the hazard but holds for most launches (a version range with no fix, request-time
+ *   behaviour, a serving default): never enough on its own to single a launch out.
+ */
+export type ConditionRole = 'feature' | 'fact' | 'bound';
+
 export interface Condition {
   /** Short kebab-case name, stable: it appears in JSON output. */
   name: string;
+  /** See ConditionRole; `feature` when absent. */
+  role?: ConditionRole;
   /** What must hold, in words ("the model has sliding-window attention layers"). */
   description: string;
   check(d: Deployment): ConditionResult;
@@ -85,15 +121,20 @@ export interface Hazard {
   alias: string;
   /** The serving engines whose launches it applies to. */
   engines: Engine[];
-  /** 'warning' whenever confidence is 'reported'. */
+  /** 'warning' whenever confidence is 'reported'; a confirmed or reproduced hazard may be an 'error'. */
   severity: Severity;
   /** One line: the combination and its effect. Used as the finding message. */
   summary: string;
   /** How the interaction corrupts output, as far as the public record says. */
   mechanism: string;
   affected: AffectedVersions;
-  /** 'confirmed': fixed upstream or acknowledged by maintainers; 'reported': user reports only. */
-  confidence: 'confirmed' | 'reported';
+  /** See `Confidence`; only a confirmed or reproduced hazard may be an error. */
+  confidence: Confidence;
+  /**
+   * Why the evidence is `reproduced`: which reproduction has which controls, or which attribution
+   * varies one factor at a time (required for reproduced hazards, shown in docs and output).
+   */
+  confidenceReason?: string;
   /** All must be met for the hazard to apply. */
   conditions: Condition[];
   /** The condition whose location a finding points at (the flag a user would change first). */
@@ -118,8 +159,12 @@ export function defineHazard(h: Hazard): Hazard {
   if (!aliasPattern.test(h.alias)) problems.push(`alias "${h.alias}" is not kebab-case`);
   if (h.engines.length === 0 || h.engines.some((e) => !ENGINES.includes(e)))
     problems.push('engines must name vllm and/or sglang');
+  if (!CONFIDENCES.includes(h.confidence))
+    problems.push(`confidence "${h.confidence}" is not one of ${CONFIDENCES.join(', ')}`);
   if (h.confidence === 'reported' && h.severity !== 'warning')
     problems.push('a reported (unconfirmed) hazard is a warning');
+  if (h.confidence === 'reproduced' && !h.confidenceReason?.trim())
+    problems.push('a reproduced hazard names its reproduction or attribution in confidenceReason');
   if (h.conditions.length === 0) problems.push('no conditions');
   const names = h.conditions.map((c) => c.name);
   if (new Set(names).size !== names.length) problems.push('duplicate condition names');

@@ -44,6 +44,11 @@ import { FL037 } from './catalog/FL037-nvfp4-kv-sm120-v-scale-swizzle.js';
 import { FL038 } from './catalog/FL038-nvfp4-kv-trtllm-b200.js';
 import { FL039 } from './catalog/FL039-kvcached-prefix-cache-swa.js';
 import { FL040 } from './catalog/FL040-ngram-tool-call-short-lookup.js';
+import { FL041 } from './catalog/FL041-offload-per-token-head-kv-scales.js';
+import { FL042 } from './catalog/FL042-xqa-nvfp4-kv-sm120-spec-verify.js';
+import { FL043 } from './catalog/FL043-simple-cpu-offload-races.js';
+import { FL044 } from './catalog/FL044-glm-dsa-dcp-random-tokens.js';
+import { FL045 } from './catalog/FL045-kimi-k3-nixl-pd.js';
 import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
@@ -101,6 +106,11 @@ export const hazards: readonly Hazard[] = registry([
   FL038,
   FL039,
   FL040,
+  FL041,
+  FL042,
+  FL043,
+  FL044,
+  FL045,
   ...SGLANG_HAZARDS,
 ]);
 

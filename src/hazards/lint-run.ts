@@ -8,7 +8,7 @@ import { UserError } from '../core/errors.js';
 import type { Deployment } from '../deployment/deployment.js';
 import { deploymentFromArgv, loadDeployments, loadLaunchFiles } from '../deployment/load.js';
 import type { Located } from '../core/located.js';
-import { lintDeployments } from './evaluate.js';
+import { lintDeployments, splitBySignal } from './evaluate.js';
 import type { Finding } from './finding.js';
 import { formatJson } from './formatters/json.js';
 import { formatSarif } from './formatters/sarif.js';
@@ -32,6 +32,8 @@ export interface LintInput {
   cwd: string;
   /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
+  /** List the hazards that only facts not given could make apply as findings (--possible). */
+  possible?: boolean;
   /** Also rewrite each launch with each remedy of its findings (--suggest). */
   suggest?: boolean;
   /** `--set NAME=VALUE` / `--env NAME=VALUE`: values for what launch files leave to run time. */
@@ -42,6 +44,12 @@ export interface LintInput {
 export interface LintOutcome {
   deployments: Deployment[];
   findings: Finding[];
+  /**
+   * Possibly-affected hazards the launch turns on no distinguishing feature of and the given facts do
+   * not meet: only facts not given (GPU, model config, versions) could make them apply. Not findings:
+   * one summary line, no effect on the exit status; empty with `possible`, which lists them as findings.
+   */
+  dependOnFacts: Finding[];
   /** With `suggest`: per finding (same order), the launch with each of its remedies applied. */
   suggestions?: Suggestion[][];
   /** Remarks about whole files, e.g. a file given on the command line that holds no vLLM launch. */
@@ -92,10 +100,19 @@ export function runLint(input: LintInput): LintOutcome {
         });
   }
   if (input.argv?.length) deployments.push(deploymentFromArgv(input.argv, opts));
-  const findings = lintDeployments(deployments);
-  if (!input.suggest) return { deployments, findings, fileNotes };
+  const all = lintDeployments(deployments);
+  const { findings, dependOnFacts } = input.possible
+    ? { findings: all, dependOnFacts: [] }
+    : splitBySignal(all);
+  if (!input.suggest) return { deployments, findings, dependOnFacts, fileNotes };
   const readText = fileReader(input.cwd);
-  return { deployments, findings, fileNotes, suggestions: findings.map((f) => suggestFixes([f], readText)) };
+  return {
+    deployments,
+    findings,
+    dependOnFacts,
+    fileNotes,
+    suggestions: findings.map((f) => suggestFixes([f], readText)),
+  };
 }
 
 /** Launch files by the paths locations use (as given, relative to cwd), each read once. */
@@ -135,9 +152,16 @@ export function formatOutcome(
         outcome.deployments,
         outcome.fileNotes,
         outcome.suggestions?.flat(),
+        {
+          dependOnFacts: outcome.dependOnFacts,
+        },
       );
     case 'sarif':
-      return formatSarif(outcome.findings, { env: opts.env, suggestions: outcome.suggestions });
+      return formatSarif(outcome.findings, {
+        env: opts.env,
+        suggestions: outcome.suggestions,
+        dependOnFacts: outcome.dependOnFacts,
+      });
     case 'text':
       return (
         formatText(outcome.findings, {
@@ -145,6 +169,7 @@ export function formatOutcome(
           launches: outcome.deployments.length,
           hazards: hazards.length,
           notes: [...outcome.fileNotes, ...outcome.deployments.flatMap((d) => d.notes)],
+          dependOnFacts: outcome.dependOnFacts,
         }) +
         (outcome.suggestions
           ? `\n${formatSuggestionsText(outcome.suggestions.flat(), { color: opts.color })}`

@@ -7,6 +7,7 @@
 import type { Hono } from 'hono';
 import { createByteTokenizer } from '../engine/tokenizer.js';
 import { createApp } from '../server/app.js';
+import { NO_QUIRKS } from '../server/api-shape.js';
 import { DEFAULT_LIMITS } from '../server/build.js';
 import type { ServerContext } from '../server/context.js';
 import { newHttpCounters } from '../server/metrics.js';
@@ -45,6 +46,9 @@ export async function buildLlamaCppServer(
     logprobsMode: 'raw_logprobs',
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
+    // one token per streamed event and vLLM's request handling: the llama.cpp runtime answers as vLLM does
+    streamInterval: 1,
+    quirks: NO_QUIRKS,
   };
   return { app: createApp(ctx), ctx, runner, summary: runtime.summary };
 }

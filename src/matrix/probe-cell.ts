@@ -241,15 +241,22 @@ async function probePromptSuite(url: string, context: CellProbeContext, o: Matri
   const goldens = (context.reference as ReferenceGoldens | undefined)?.rounds;
   const recording = goldens?.[context.round];
   if (!recording) return { outcome: 'probe-error', detail: `no reference recording for probe round ${context.round}` };
-  const report = await untilAborted(
-    runProbe({
-      ...probeConfig(url, o, '', recording.seed),
-      ...(context.request ? { requestFields: context.request } : {}),
-      golden: { path: '(matrix reference)', recording },
-      ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
-    }),
-    context.signal,
-  );
+  let report: ProbeReport | 'aborted';
+  try {
+    report = await untilAborted(
+      runProbe({
+        ...probeConfig(url, o, '', recording.seed),
+        ...(context.request ? { requestFields: context.request } : {}),
+        golden: { path: '(matrix reference)', recording },
+        ...(context.scorerUrl ? { scorer: { url: context.scorerUrl } } : {}),
+      }),
+      context.signal,
+    );
+  } catch (e) {
+    // a cell's server that lacks what the suite needs (capabilities.ts) is that cell's failure, not the run's
+    if (e instanceof UserError) return { outcome: 'probe-error', detail: e.message };
+    throw e;
+  }
   return report === 'aborted' ? { outcome: 'probe-error', detail: 'interrupted' } : verdictOf(report, o.timeout_s);
 }
 

@@ -6,6 +6,7 @@
 import pc from 'picocolors';
 import type { PositionSummary } from '../oracle/positions.js';
 import { describeFailureTolerance } from '../oracle/stats.js';
+import { formatCapabilities } from './capabilities.js';
 import type { ProbeReport } from './run.js';
 
 const pct = (x: number) => `${(100 * x).toFixed(x < 0.01 ? 2 : 1)}%`;
@@ -107,6 +108,11 @@ export function formatText(r: ProbeReport, options: { color?: boolean } = {}): s
     lines.push('', 'Errors (every failed attempt, retried or not):');
     for (const e of r.errors.slice(0, 10)) lines.push(`  ${e.count}× ${printable(e.message)}`);
     if (r.errors.length > 10) lines.push(`  … ${r.errors.length - 10} more in the JSON report`);
+  }
+  if (r.capabilities) {
+    lines.push('');
+    lines.push(...formatCapabilities('target', r.capabilities.target).map((l) => l.slice(2)));
+    if (r.capabilities.reference) lines.push(...formatCapabilities('reference', r.capabilities.reference).map((l) => l.slice(2)));
   }
   if (r.notes.length) {
     lines.push('', 'Notes:');

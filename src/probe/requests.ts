@@ -77,8 +77,8 @@ export function scoringRequest(
     : { ...common, echo: true, logprobs };
 }
 
-export function tokenizeRequest(model: string | undefined, text: string): Record<string, unknown> {
-  return { ...(model === undefined ? {} : { model }), prompt: text, add_special_tokens: true };
+export function tokenizeRequest(model: string | undefined, text: string, addSpecialTokens = true): Record<string, unknown> {
+  return { ...(model === undefined ? {} : { model }), prompt: text, add_special_tokens: addSpecialTokens };
 }
 
 export function detokenizeRequest(

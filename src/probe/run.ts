@@ -17,6 +17,9 @@ import { summarizePositions } from '../oracle/positions.js';
 import { DEFAULT_REPETITION } from '../oracle/repetition.js';
 import { DEFAULT_SEQUENTIAL, SequentialTest, tokenRate, type EndpointVerdict } from '../oracle/stats.js';
 import type { Generation, ScoredToken } from '../oracle/types.js';
+import { checkCapabilities } from './capabilities.js';
+import { commonLength } from './early-stop.js';
+import { requireForPromptSuites } from './suite-needs.js';
 import { failedJudgement, judgeRequest, type RequestJudgement } from '../oracle/verdict.js';
 import { ProbeClient, RetryBudget, type Attempt, type CallResult } from './client.js';
 import { buildExamples } from './examples.js';
@@ -118,6 +121,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       );
     const tokenizer = reference ?? target;
     if (scorer && !unreachable) await checkSameTokenizer(target, scorer, notes);
+    const capabilities = unreachable ? undefined : await askCapabilities(config, target, reference, tokenizer, notes);
 
     const specs = unreachable
       ? []
@@ -194,8 +198,9 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
       if (f.errors.length > 0 || !f.reference || !f.candidate)
         judgement = failedJudgement(f.errors.length ? f.errors : ['incomplete exchange']);
       else {
-        const ref = f.reference!;
-        const cand = f.candidate!;
+        const common = commonLength(f.reference, f.candidate, f.spec.maxTokens);
+        const ref = common.reference;
+        const cand = common.candidate;
         const margin = margins.next(ref, cand, f.promptTokens.length);
         judgement = judgeRequest({
           reference: ref,
@@ -207,6 +212,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
           thresholds: config.thresholds,
           repetition: config.repetition,
         });
+        if (common.note) judgement = { ...judgement, notes: [...judgement.notes, common.note] };
       }
       records.push({
         id: f.spec.id,
@@ -236,6 +242,9 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
     if (settings.window === undefined)
       notes.push('no window given: positions are not related to the sliding window');
 
+    const early = records.filter((r) => r.judgement.notes.some((n) => n.includes('end-of-sequence')));
+    if (early.length > 0)
+      notes.push(`${early.length} generation(s) stopped at the end-of-sequence token before max_tokens (the server does not honour ignore_eos): each was judged on the tokens both sides returned`);
     const judged = records.filter((r) => r.judgement.verdict !== 'failed');
     const corruptTokens = judged.flatMap((r) => r.judgement.corruptTokens);
     const judgedTokens = judged.reduce((n, r) => n + r.judgement.judgedTokens, 0);
@@ -287,6 +296,7 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
         .map(([message, n]) => ({ message, count: n }))
         .sort((a, b) => b.count - a.count),
       notes,
+      ...(capabilities ? { capabilities } : {}),
       examples,
       requests: records,
       golden: reference
@@ -311,6 +321,30 @@ export async function runProbe(config: ProbeConfig): Promise<ProbeReport> {
 }
 
 /** Two servers with different tokenizers cannot be compared token by token: that is a usage error. */
+/**
+ * Can each server generate from token ids with logprobs? Asked once before the prompts, so a server
+ * that cannot is a usage error naming what it lacks, not a run of failed requests.
+ */
+async function askCapabilities(config: ProbeConfig, target: ServerApi, reference: ServerApi | undefined, tokenizer: ServerApi, notes: string[]): Promise<ProbeReport['capabilities']> {
+  const t = await tokenizer.tokenize(config.corpus.slice(0, 400) || 'The capability check', config.signal);
+  if (!t.ok) {
+    notes.push(`the capability check was skipped: /tokenize failed (${t.error})`);
+    return undefined;
+  }
+  const o = { prompt: t.value.slice(0, 24), logprobs: config.logprobs, seed: config.seed, signal: config.signal, scope: 'generation' as const };
+  const out = {
+    target: await checkCapabilities(config.target, target, o),
+    ...(reference && config.reference ? { reference: await checkCapabilities(config.reference, reference, o) } : {}),
+  };
+  requireForPromptSuites(config.suite, {
+    target: { url: target.url, report: out.target },
+    ...(out.reference ? { reference: { url: reference!.url, report: out.reference } } : {}),
+  });
+  for (const [who, r] of Object.entries(out))
+    for (const c of r.checks.filter((x) => x.support === 'no' && x.name !== 'token-id-generation')) notes.push(`${who}: ${c.name}: ${c.detail}`);
+  return out;
+}
+
 async function checkSameTokenizer(target: ServerApi, reference: ServerApi, notes: string[]): Promise<void> {
   const probe = 'faultline tokenizer check: naïve café, 1234 — ok';
   const [a, b] = await Promise.all([target.tokenize(probe), reference.tokenize(probe)]);

@@ -4,6 +4,7 @@
  */
 import type { Generation, ScoredToken } from '../oracle/types.js';
 import type { CallResult, ProbeClient } from './client.js';
+import { lengthProblem } from './early-stop.js';
 import {
   detokenizeRequest,
   generationRequest,
@@ -22,6 +23,7 @@ import {
   scoresFromEcho,
   scoresFromPromptLogprobs,
 } from './responses.js';
+import { generationFromLlamaServer, isLlamaServerProps, llamaServerCompletionRequest } from './llama-server-native.js';
 import { generationFromSglang, isSglangModelInfo, scoresFromSglang, sglangGenerateRequest, sglangScoreRequest } from './sglang-native.js';
 
 function mapResult<T>(r: CallResult<unknown>, parse: (json: unknown) => T): CallResult<T> {
@@ -38,8 +40,13 @@ export class ServerApi {
   model?: string;
   maxModelLen?: number;
   scoringMode: ScoringMode = 'prompt_logprobs';
-  /** `sglang` when GET /model_info answers as SGLang does: generation and scoring then go through /generate. */
-  api: 'openai' | 'sglang' = 'openai';
+  /**
+   * `sglang` when GET /model_info answers as SGLang does: generation and scoring then go through
+   * /generate. `llama-server` when GET /props answers as llama.cpp's server does: generation goes
+   * through /completion (token ids, n_probs); it has no prompt scoring, so it can be a target, not a
+   * reference.
+   */
+  api: 'openai' | 'sglang' | 'llama-server' = 'openai';
 
   constructor(readonly client: ProbeClient) {}
 
@@ -55,13 +62,17 @@ export class ServerApi {
       this.maxModelLen = r.value.maxModelLen;
       const info = await this.client.getJson('/model_info', signal);
       if (info.ok && isSglangModelInfo(info.value)) this.api = 'sglang';
+      else {
+        const props = await this.client.getJson('/props', signal);
+        if (props.ok && isLlamaServerProps(props.value)) this.api = 'llama-server';
+      }
     }
     return r;
   }
 
-  async tokenize(text: string, signal?: AbortSignal): Promise<CallResult<number[]>> {
+  async tokenize(text: string, signal?: AbortSignal, o: { addSpecialTokens?: boolean } = {}): Promise<CallResult<number[]>> {
     const r = mapResult(
-      await this.client.postJson('/tokenize', tokenizeRequest(this.model, text), signal),
+      await this.client.postJson('/tokenize', tokenizeRequest(this.model, text, o.addSpecialTokens ?? true), signal),
       parseTokenize,
     );
     if (r.ok && r.value.maxModelLen !== undefined) this.maxModelLen ??= r.value.maxModelLen;
@@ -81,6 +92,13 @@ export class ServerApi {
     signal?: AbortSignal,
   ): Promise<CallResult<Generation>> {
     if (this.api === 'sglang') return this.generateSglang(prompt, settings, signal);
+    if (this.api === 'llama-server')
+      return mapResult(await this.client.postJson('/completion', llamaServerCompletionRequest(prompt, settings), signal), (json) => {
+        const g = generationFromLlamaServer(json);
+        const problem = lengthProblem(g, settings.maxTokens);
+        if (problem) throw new ResponseError(problem);
+        return g;
+      });
     const r = await this.client.postJson(
       '/v1/completions',
       generationRequest(this.model, prompt, settings),
@@ -88,10 +106,8 @@ export class ServerApi {
     );
     return mapResult(r, (json) => {
       const g = generationFrom(parseCompletion(json));
-      if (g.tokens.length !== settings.maxTokens)
-        throw new ResponseError(
-          `asked for ${settings.maxTokens} tokens with ignore_eos, got ${g.tokens.length} (finish_reason ${g.finishReason ?? 'none'})`,
-        );
+      const problem = lengthProblem(g, settings.maxTokens);
+      if (problem) throw new ResponseError(problem);
       return g;
     });
   }
@@ -109,6 +125,8 @@ export class ServerApi {
     signal?: AbortSignal,
   ): Promise<CallResult<ScoredToken[]>> {
     const sequence = [...prompt, ...continuation];
+    if (this.api === 'llama-server')
+      return { ok: false, error: `${this.url} is a llama-server, which has no prompt scoring: it can be probed as the target, not used as the reference`, attempts: [] };
     if (this.api === 'sglang')
       return mapResult(await this.client.postJson('/generate', sglangScoreRequest(sequence, prompt.length, logprobs, seed), signal), (json) =>
         scoresFromSglang(json, sequence, prompt.length),
@@ -155,8 +173,8 @@ export class ServerApi {
     const r = await this.client.postJson('/generate', sglangGenerateRequest(prompt, settings), signal);
     return mapResult(r, (json) => {
       const g = generationFromSglang(json);
-      if (g.tokens.length !== settings.maxTokens)
-        throw new ResponseError(`asked for ${settings.maxTokens} tokens with ignore_eos, got ${g.tokens.length} (finish_reason ${g.finishReason ?? 'none'})`);
+      const problem = lengthProblem(g, settings.maxTokens);
+      if (problem) throw new ResponseError(problem);
       return g;
     });
   }

@@ -9,6 +9,7 @@ import type { RepetitionOptions } from '../oracle/repetition.js';
 import type { EndpointVerdict, SequentialPolicy, SequentialState } from '../oracle/stats.js';
 import type { Generation, ScoredToken } from '../oracle/types.js';
 import type { RequestJudgement } from '../oracle/verdict.js';
+import type { CapabilityReport } from './capabilities.js';
 import type { ClientOptions } from './client.js';
 import type { CorruptExample } from './examples.js';
 import type { Recording } from './recording.js';
@@ -106,6 +107,8 @@ export interface ProbeReport {
   /** Distinct failure messages (every failed attempt, retried or not) with how often each occurred. */
   errors: { message: string; count: number }[];
   notes: string[];
+  /** What the servers answered to the capability check before the prompts (capabilities.ts). */
+  capabilities?: { target: CapabilityReport; reference?: CapabilityReport };
   examples: CorruptExample[];
   requests: RequestRecord[];
   /** The reference's generations in golden format (for --save-golden). */

@@ -11,6 +11,7 @@ import { ApiError, errorBody, errorResponse } from './errors.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerCompletions } from './routes/completions.js';
 import { registerInfo } from './routes/info.js';
+import { registerLlamaServerNative } from './routes/llama-server-native.js';
 import { registerSglangNative } from './routes/sglang-native.js';
 import { registerTokenize } from './routes/tokenize.js';
 
@@ -33,6 +34,7 @@ export function createApp(ctx: ServerContext): Hono {
   registerChatCompletions(app, ctx);
   registerTokenize(app, ctx);
   if (ctx.apiShape === 'sglang') registerSglangNative(app, ctx);
+  if (ctx.apiShape === 'llama-server') registerLlamaServerNative(app, ctx);
   app.notFound((c) => {
     const path = new URL(c.req.url).pathname;
     if (KNOWN_PATHS.has(path)) return c.json(errorBody(405, `method ${c.req.method} is not allowed on ${path}`), 405);

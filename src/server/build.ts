@@ -3,7 +3,7 @@
  * max_num_seqs sequences of max_model_len, or --num-gpu-blocks-override blocks), the scheduler, its async driver, and the hono app.
  * Used by `faultline engine serve`, by tests (in-process, app.request) and by bench/server.ts.
  */
-import type { ApiShape } from './api-shape.js';
+import { NO_QUIRKS, type ApiShape, type ServeQuirks } from './api-shape.js';
 import { availableParallelism } from 'node:os';
 import { createBackend } from '../engine/emulate.js';
 import { Engine } from '../engine/engine.js';
@@ -50,6 +50,10 @@ export interface ServerConfig {
   /** `sglang`: answer in SGLang's API shape (api-shape.ts); default `vllm`. */
   apiShape?: ApiShape;
   logprobsMode?: LogprobsMode;
+  /** Tokens per streamed event (stream-interval.ts); default 1, 0: the whole completion in one event. */
+  streamInterval?: number;
+  /** Departures from the full vLLM API (api-shape.ts); none by default. */
+  quirks?: ServeQuirks;
 }
 
 export interface BuiltServer {
@@ -103,6 +107,8 @@ export function buildServer(cfg: ServerConfig): BuiltServer {
     returnTokensAsTokenIds: cfg.returnTokensAsTokenIds ?? false,
     apiShape: cfg.apiShape ?? 'vllm',
     logprobsMode: cfg.logprobsMode ?? 'raw_logprobs',
+    streamInterval: cfg.streamInterval ?? 1,
+    quirks: cfg.quirks ?? NO_QUIRKS,
     startedAt: Math.floor(Date.now() / 1000),
     http: newHttpCounters(),
   };

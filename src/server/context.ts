@@ -1,6 +1,6 @@
 /** What the HTTP handlers share: the model's facts, the engine driver, limits, metrics, lifecycle. */
 import type { Tokenizer } from '../engine/tokenizer.js';
-import type { ApiShape } from './api-shape.js';
+import type { ApiShape, ServeQuirks } from './api-shape.js';
 import type { Runner } from './runner.js';
 import type { HttpCounters } from './metrics.js';
 
@@ -36,6 +36,10 @@ export interface ServerContext {
   returnTokensAsTokenIds: boolean;
   /** Which engine's API the server answers in (api-shape.ts). */
   apiShape: ApiShape;
+  /** --serve-quirk: departures from the full vLLM API that real servers show (api-shape.ts). */
+  quirks: ServeQuirks;
+  /** --stream-interval: tokens per streamed event (stream-interval.ts); 0: the whole completion in one. */
+  streamInterval: number;
   /** --logprobs-mode: raw (default) or processed log-probabilities in responses. */
   logprobsMode: LogprobsMode;
   /** Unix seconds, for /v1/models `created`. */

@@ -139,8 +139,8 @@ test('the action lints the given globs, writes SARIF 2.1.0 whose locations are t
     // a finding points at the flag that triggers it, or at the model argument when the model is the trigger
     assert.match(text.slice(region.startColumn - 1), /^(--[a-z][a-z0-9-]+|nvidia\/Gemma-4-31B-IT-NVFP4)/, `${r.ruleId} at ${artifactLocation.uri}:${region.startLine}:${region.startColumn} is neither a flag nor the model: ${text}`);
   }
-  // FL003 (confirmed for flashinfer 0.6.14 with MTP k = 7) is the error; FL001 (reported, not confirmed) a warning
-  assert.ok(results.some((r) => r.ruleId === 'FL001' && r.level === 'warning'));
+  // FL003 (confirmed for flashinfer 0.6.14 with MTP k = 7) and FL001 (reproduced) are errors
+  assert.ok(results.some((r) => r.ruleId === 'FL001' && r.level === 'error'));
   const fl003 = results.filter((r) => r.ruleId === 'FL003');
   assert.deepEqual(
     fl003.map((r) => [r.level, r.locations[0].physicalLocation.artifactLocation.uri, r.locations[0].physicalLocation.region.startLine]).sort(),
@@ -154,8 +154,9 @@ test('the action lints the given globs, writes SARIF 2.1.0 whose locations are t
   const gate = ran[1].stdout;
   assert.match(gate, new RegExp(`^::error file=deploy/serve\\.sh,line=${lineOf(join(ws, 'deploy/serve.sh'), '--speculative-config')},col=3,title=FL003 trtllm-gen-multitoken-reduction-index::`, 'm'));
   assert.match(gate, /^::warning file=deploy\/k8s\/deployment\.yaml,line=\d+,col=15,title=FL002 /m);
-  assert.match(gate, /failing \(fail-on: error\): 2 error\(s\), \d+ warning\(s\)/);
-  assert.match(summary, /^### faultline: 2 error\(s\)/m);
+  // FL003 and FL001 (reproduced), each in serve.sh and the Deployment
+  assert.match(gate, /failing \(fail-on: error\): 4 error\(s\), \d+ warning\(s\)/);
+  assert.match(summary, /^### faultline: 4 error\(s\)/m);
 });
 
 test('fail-on: warnings pass under "error", fail under "warning"; "never" only reports; a glob that matches nothing fails the lint step', () => {
@@ -186,7 +187,7 @@ test('.pre-commit-hooks.yaml validates against the pre-commit hooks schema, and 
   // what pre-commit runs: the entry with the staged file names appended
   const r = spawnSync(process.execPath, [join(repoRoot, pkg.bin[program]), ...args, 'examples/seed-b200/serve.sh', 'examples/seed-b200/k8s-deployment-exec.yaml', '--gpu', 'B200', '--model-config', 'examples/seed-b200/config.json'], { cwd: repoRoot, encoding: 'utf8' });
   assert.equal(r.status, 1, r.stderr);
-  assert.match(r.stdout, /warning {2}FL001 /);
+  assert.match(r.stdout, /error {2}FL001 /);
   const config = readYaml('examples/ci/pre-commit-config.yaml') as { repos: { hooks: { id: string }[] }[] };
   assert.equal(config.repos[0].hooks[0].id, hook.id);
 });

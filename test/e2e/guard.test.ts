@@ -30,7 +30,7 @@ script('nvidia-smi', '#!/bin/sh\nprintf "%s\\n" "$FAKE_GPU"\n');
 for (const py of ['python3', 'python'])
   script(
     py,
-    '#!/bin/sh\necho "vllm=0.23.1rc1.dev843+g04adc8843"\necho "flashinfer-python=0.6.14"\necho "flashinfer="\n',
+    '#!/bin/sh\necho "vllm=${FAKE_VLLM_VERSION:-0.23.1rc1.dev843+g04adc8843}"\necho "flashinfer-python=${FAKE_FLASHINFER:-0.6.14}"\necho "flashinfer="\n',
   );
 script(
   'vllm',
@@ -86,13 +86,13 @@ function env(gpu: string, extra: Record<string, string> = {}) {
 }
 
 test('on a B200 the canonical launch is refused: exit 3, FL001 on stderr, vllm never started', async () => {
-  const e = env('NVIDIA B200, 10.0');
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--', ...launch], { env: e.env });
   assert.equal(r.code, 3, r.stderr);
-  // FL001 is reported, not confirmed: a warning, shown but not blocking. flashinfer 0.6.14 + MTP k=7 +
-  // batching is also FL003 (confirmed, fixed in 0.6.18rc2), which refuses.
-  assert.match(r.stderr, /warning {2}FL001 /);
-  assert.match(r.stderr, /refusing to start: FL003 /);
+  // FL001 is reproduced (flashinfer#3864's controls, vllm#47847's attribution): an error that refuses
+  // by default. flashinfer 0.6.14 + MTP k=7 + batching is also FL003 (confirmed, fixed in 0.6.18rc2).
+  assert.match(r.stderr, /error {2}FL001 /);
+  assert.match(r.stderr, /refusing to start: FL001, FL003 .*\(--refuse-on reproduced\)/);
   assert.match(
     r.stderr,
     /facts: GPU NVIDIA B200 \(sm100\) from nvidia-smi.*vllm 0\.23\.1rc1\.dev843.*flashinfer 0\.6\.14.*model config from Hugging Face cache, nvidia\/Gemma-4-31B-IT-NVFP4@abc123/,
@@ -100,12 +100,69 @@ test('on a B200 the canonical launch is refused: exit 3, FL001 on stderr, vllm n
   assert.equal(existsSync(e.marker), false, 'the stand-in vllm must not have started');
 });
 
+// With FlashInfer 0.6.18 FL003 is fixed, so FL001 alone decides (flashinfer#3864 has no fixed release).
+const fixedFl003 = { FAKE_FLASHINFER: '0.6.18' };
+
+test('FL001 alone refuses the seed launch on a B200 with the sliding-window config (default --refuse-on reproduced)', async () => {
+  const e = env('NVIDIA B200, 10.0', { ...fixedFl003, FAKE_VLLM_EXIT: '0' });
+  const r = await runCli(['guard', '--', ...launch], { env: e.env });
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /refusing to start: FL001 applies/);
+  assert.match(r.stderr, /sliding-window-layers: /);
+  assert.equal(existsSync(e.marker), false, 'the stand-in vllm must not have started');
+});
+
+test('--refuse-on confirmed starts the seed launch (FL001 is reproduced, not confirmed), still reporting it', async () => {
+  const e = env('NVIDIA B200, 10.0', { ...fixedFl003, FAKE_VLLM_EXIT: '0' });
+  const r = await runCli(['guard', '--refuse-on', 'confirmed', '--', ...launch], { env: e.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /error {2}FL001 /);
+  assert.doesNotMatch(r.stderr, /refusing/);
+  assert.ok(existsSync(e.marker));
+});
+
+test('--refuse-on reported refuses on a reported warning that --refuse-on reproduced lets through', async () => {
+  // LMCache's in-process connector on vLLM 0.26.0 is FL030 for certain: reported, so a warning.
+  const lmcache = [
+    'vllm',
+    'serve',
+    'meta-llama/Llama-3.1-8B-Instruct',
+    '--kv-transfer-config',
+    '{"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both"}',
+  ];
+  const facts = { ...fixedFl003, FAKE_VLLM_VERSION: '0.26.0', FAKE_VLLM_EXIT: '0' };
+  const lenient = env('NVIDIA B200, 10.0', facts);
+  const started = await runCli(['guard', '--', ...lmcache], { env: lenient.env });
+  assert.equal(started.code, 0, started.stderr);
+  assert.match(started.stderr, /warning {2}FL030 \[reported, not confirmed\]/);
+  assert.ok(existsSync(lenient.marker));
+  const strict = env('NVIDIA B200, 10.0', facts);
+  const r = await runCli(['guard', '--refuse-on', 'reported', '--', ...lmcache], { env: strict.env });
+  assert.equal(r.code, 3, r.stderr);
+  assert.match(r.stderr, /refusing to start: FL030 applies.*\(--refuse-on reported\)/);
+  assert.equal(existsSync(strict.marker), false);
+});
+
+test('--refuse-on with a level that does not exist is a usage error naming the levels', async () => {
+  const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
+  const r = await runCli(['guard', '--refuse-on', 'errors', '--', ...launch], { env: e.env });
+  assert.equal(r.code, 2);
+  assert.match(
+    r.stderr,
+    /--refuse-on errors: not a confidence level[\s\S]*hint: use one of: confirmed, reproduced, reported/,
+  );
+  assert.equal(existsSync(e.marker), false);
+});
+
 test('--allow for each blocking hazard (id or alias) starts it anyway, and the exit code comes back', async () => {
   const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '7' });
-  const r = await runCli(['guard', '--allow', 'FL001', '--allow', 'trtllm-gen-multitoken-reduction-index', '--', ...launch], {
-    env: e.env,
-  });
-  assert.match(r.stderr, /warning {2}FL001 /, 'findings are still reported');
+  const r = await runCli(
+    ['guard', '--allow', 'FL001', '--allow', 'trtllm-gen-multitoken-reduction-index', '--', ...launch],
+    {
+      env: e.env,
+    },
+  );
+  assert.match(r.stderr, /error {2}FL001 /, 'findings are still reported');
   assert.equal(r.code, 7, r.stderr);
   assert.deepEqual(JSON.parse(readFileSync(e.marker, 'utf8').split('\n')[0]), launch.slice(1));
 });
@@ -114,7 +171,7 @@ test('--warn-only reports the findings and starts the command', async () => {
   const e = env('NVIDIA B200, 10.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--warn-only', '--', ...launch], { env: e.env });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /--warn-only: starting despite FL003/);
+  assert.match(r.stderr, /--warn-only: starting despite FL001, FL003/);
   assert.ok(existsSync(e.marker));
 });
 
@@ -166,7 +223,10 @@ test('a flag newer than faultline: a possible FL000 warning, the rest checked, a
   const warned = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
   const r = await runCli(['guard', '--', ...newer], { env: warned.env });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /warning +FL000 possibly affected[\s\S]*--a-flag-from-next-year: unknown to faultline's flag table/);
+  assert.match(
+    r.stderr,
+    /warning +FL000 possibly affected[\s\S]*--a-flag-from-next-year: unknown to faultline's flag table/,
+  );
   assert.deepEqual(JSON.parse(readFileSync(warned.marker, 'utf8').split('\n')[0]), newer.slice(1));
   const allowed = env('NVIDIA H100 80GB HBM3, 9.0', { FAKE_VLLM_EXIT: '0' });
   const ok = await runCli(['guard', '--allow-unknown-flags', '--', ...newer], { env: allowed.env });
@@ -182,6 +242,9 @@ test('--warn-only never refuses: a launch faultline cannot parse, and an unknown
   const r = await runCli(['guard', '--warn-only', '--allow', 'FL999', '--', ...bad], { env: e.env });
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stderr, /--warn-only: --allow FL999 names no hazard/);
-  assert.match(r.stderr, /--warn-only: the launch could not be checked, so it starts unchecked:\nerror: .*--max-model-len/);
+  assert.match(
+    r.stderr,
+    /--warn-only: the launch could not be checked, so it starts unchecked:\nerror: .*--max-model-len/,
+  );
   assert.deepEqual(JSON.parse(readFileSync(e.marker, 'utf8').split('\n')[0]), bad.slice(1));
 });

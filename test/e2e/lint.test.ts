@@ -68,7 +68,7 @@ test('acceptance: the seed-b200 launch (real CLI) exits 1 with FL001, every cond
   const out = JSON.parse(r.stdout) as JsonOut;
   const f = out.findings.find((x) => x.hazardId === 'FL001');
   assert.ok(f, r.stdout);
-  assert.equal(f.severity, 'warning', 'FL001 is reported, not confirmed: a warning');
+  assert.equal(f.severity, 'error', 'FL001 is reproduced (flashinfer#3864 controls, vllm#47847 attribution): an error');
   assert.equal(f.possibly, false);
   assert.deepEqual(
     f.conditions.filter((c) => c.status !== 'met'),
@@ -231,7 +231,7 @@ test('text output is ESLint-style, SARIF output validates; a clean launch exits 
   assert.equal(text.code, 1);
   assert.match(
     text.out,
-    new RegExp(`^seed/serve\\.sh:${lineOf(serveSh, '--speculative-config')}:\\d+ {2}warning {2}FL001 \\[reported, not confirmed\\] `, 'm'),
+    new RegExp(`^seed/serve\\.sh:${lineOf(serveSh, '--speculative-config')}:\\d+ {2}error {2}FL001 \\[reproduced, not yet confirmed upstream\\] `, 'm'),
   );
   const sarif = await lint([
     join('seed', 'serve.sh'),
@@ -253,7 +253,7 @@ test('text output is ESLint-style, SARIF output validates; a clean launch exits 
   assert.ok(validate(log), JSON.stringify(validate.errors));
   assert.ok(
     log.runs[0].results.some(
-      (r: { ruleId: string; level: string }) => r.ruleId === 'FL001' && r.level === 'warning',
+      (r: { ruleId: string; level: string }) => r.ruleId === 'FL001' && r.level === 'error',
     ),
   );
   const clean = join(work, 'clean.sh');

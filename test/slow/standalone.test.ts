@@ -109,8 +109,8 @@ describe('the standalone executable', { skip: supported.ok ? false : supported.w
     for (const f of ['serve.sh', 'config.json']) copyFileSync(join(repoRoot, 'examples/seed-b200', f), join(dir, f));
     const r = await run(['lint', 'serve.sh', '--model-config', 'config.json', '--gpu', 'NVIDIA B200'], { cwd: dir });
     assert.equal(r.code, 1, r.stderr);
-    // FL001 is reported, not confirmed: a warning (exit 1 all the same: there are findings)
-    assert.match(r.stdout, /^serve\.sh:\d+:\d+ {2}warning {2}FL001 /m);
+    // FL001 is reproduced (flashinfer#3864's controls, vllm#47847's attribution): an error
+    assert.match(r.stdout, /^serve\.sh:\d+:\d+ {2}error {2}FL001 /m);
     const explain = await run(['lint', '--explain', 'FL001']);
     assert.match(explain.stdout, /^# FL001 `swa-specdec-bf16q-fp8kv-trtllm`/m, 'the hazard pages travel inside');
   });
@@ -130,10 +130,10 @@ describe('the standalone executable', { skip: supported.ok ? false : supported.w
     ];
     const r = await run([...entrypoint.slice(1), ...args], { env: { ...B200, FAKE_VLLM_MARKER: marker } });
     assert.equal(r.code, 3, r.stderr);
-    // FL001 (reported, not confirmed) is shown as a warning; FL003 (confirmed: flashinfer 0.6.14 with MTP k = 7) refuses
-    assert.match(r.stderr, /warning {2}FL001 /);
+    // FL001 (reproduced) and FL003 (confirmed: flashinfer 0.6.14 with MTP k = 7) both refuse
+    assert.match(r.stderr, /error {2}FL001 /);
     assert.match(r.stderr, /error {2}FL003 /);
-    assert.match(r.stderr, /refusing to start: FL003 /);
+    assert.match(r.stderr, /refusing to start: FL001, FL003 /);
     assert.match(
       r.stderr,
       /facts: GPU NVIDIA B200 \(sm100\) from nvidia-smi \(1 GPU\); vllm 0\.23\.1rc1\.dev843\+g04adc8843; flashinfer 0\.6\.14; model config from Hugging Face cache, nvidia\/Gemma-4-31B-IT-NVFP4@abc123/,

@@ -17,7 +17,7 @@ import { loadModel } from '../../engine/load-model.js';
 import { LOGPROBS_MODES, type LogprobsMode } from '../../engine/processed-logprobs.js';
 import { resolveSpecConfig } from '../../engine/speculative/config.js';
 import { STATE_FAULT_NAMES, stateFaultModel, type StateFaultName } from '../../engine/state-faults.js';
-import { API_SHAPES, type ApiShape } from '../../server/api-shape.js';
+import { API_SHAPES, NO_QUIRKS, parseQuirks, QUIRK_NAMES, type ApiShape, type ServeQuirks } from '../../server/api-shape.js';
 import { SPEC_FAULT_MODELS, SPEC_FAULT_SUMMARY, type SpecFaultModel } from '../../engine/speculative/penalties-dropped.js';
 import { buildServer, DEFAULT_LIMITS } from '../../server/build.js';
 import type { SamplingDefaults } from '../../server/context.js';
@@ -36,7 +36,9 @@ const SERVE_FLAGS: readonly FlagSpec[] = [
   { dest: 'max_request_body_bytes', kind: 'int' },
   { dest: 'shutdown_timeout', kind: 'float' },
   { dest: 'stateful_fault_model', kind: 'list', help: 'stateful KV-cache fault models to switch on' },
-  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default) or sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes)" },
+  { dest: 'api', kind: 'choice', choices: API_SHAPES, help: "the API shape: vllm (default), sglang (SGLang's native /generate, /model_info, /health_generate; no vLLM extensions on the OpenAI routes) or llama-server (llama.cpp's native /completion with n_probs, /props)" },
+  { dest: 'serve_quirk', kind: 'list', help: `departures from the full vLLM API real servers show: ${QUIRK_NAMES.join(', ')}` },
+  { dest: 'stream_interval', kind: 'int', help: 'tokens per streamed event (0: the whole completion in one event)' },
   { dest: 'spec_fault_model', kind: 'choice', choices: SPEC_FAULT_MODELS, help: 'a fault model of the speculative path (engine/speculative/penalties-dropped.ts)' },
 ];
 /** vLLM flags `serve` handles itself (besides the engine flags of engine/flags.ts). */
@@ -88,7 +90,17 @@ Flags (parsed like vLLM's; JSON flags also take dotted keys):
                                    public bugs, for testing probes): ${STATE_FAULT_NAMES.join(', ')}
   --api vllm|sglang                answer in vLLM's API shape (default) or SGLang's: native POST /generate
                                    (token-id logprobs of prompt and output), GET /model_info, GET /health_generate,
-                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids
+                                   and OpenAI routes without vLLM's prompt_logprobs / return_tokens_as_token_ids;
+  --api llama-server               llama.cpp's native POST /completion (n_probs log-probabilities, token ids)
+                                   and GET /props beside the OpenAI routes
+  --stream-interval N              tokens per streamed event (default 1; the last event may carry
+                                   fewer), as servers with a stream interval, accepted drafts or a
+                                   buffering proxy send them; 0: the whole completion in one event
+  --serve-quirk QUIRK …            answer as servers without parts of vLLM's API do, for testing
+                                   clients: no-kv-capacity (no vllm:cache_config_info on /metrics);
+                                   stop-at-token=ID (/v1/completions drops ignore_eos and min_tokens,
+                                   and token ID ends a generation as an EOS would: a server that
+                                   stops early)
   --spec-fault-model specdec-penalties-dropped
                                    verify steps ignore sampling penalties, as vLLM V1 did before
                                    PR #19482 (FL013); off by default, needs --speculative-config
@@ -143,6 +155,15 @@ export function registerEngineServe(engine: Command, io: CliIO, exit: (code: num
 
 function parseFlags(flags: string[], io: CliIO) {
   return parseEngineArgv(flags, io.cwd, [...ENGINE_FLAG_SPECS, ...SERVE_FLAGS], 'faultline engine serve');
+}
+
+function quirksOf(args: Map<string, ArgValue>): ServeQuirks {
+  const v = args.get('serve_quirk');
+  if (!v) return NO_QUIRKS;
+  const words = (Array.isArray(v.value) ? v.value : [v.value]).flatMap((w) => String(w).split(','));
+  const r = parseQuirks(words);
+  if ('bad' in r) throw new UserError(`--serve-quirk ${r.bad} is not a quirk`, { code: 'E_USAGE', at: v.at, hint: `quirks: ${QUIRK_NAMES.join(', ')}` });
+  return r.quirks;
 }
 
 function positiveInt(args: Map<string, ArgValue>, dest: string, fallback: number, min = 1): number {
@@ -284,6 +305,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
     stateFaults,
     apiShape: (args.get('api')?.value as ApiShape | undefined) ?? 'vllm',
     logprobsMode: logprobsModeOf(args),
+    streamInterval: positiveInt(args, 'stream_interval', 1, 0),
+    quirks: quirksOf(args),
   });
 
   const a = settings.attention;
@@ -294,6 +317,8 @@ async function runServe(flags: string[], io: CliIO): Promise<void> {
   if (specFault) io.err(`note: ${spec ? SPEC_FAULT_SUMMARY[specFault] : `--spec-fault-model ${specFault} has no effect without --speculative-config`}\n`);
   for (const n of notes) io.err(`note: ${n}\n`);
   for (const f of stateFaults) io.err(`note: stateful fault model ${f} is on (a MODEL of a public bug): ${stateFaultModel(f).summary}\n`);
+  if (built.ctx.quirks !== NO_QUIRKS) io.err(`note: serving with quirks: ${[built.ctx.quirks.noKvCapacity ? 'no-kv-capacity' : '', built.ctx.quirks.stopAtToken !== undefined ? `stop-at-token=${built.ctx.quirks.stopAtToken}` : ''].filter(Boolean).join(', ')}\n`);
+  if (built.ctx.streamInterval !== 1) io.err(`streaming: ${built.ctx.streamInterval === 0 ? 'the whole completion in one event' : `${built.ctx.streamInterval} tokens per event`}\n`);
   if (built.engine.kvBlocks) io.err(`KV cache: ${built.engine.kvBlocks.numBlocks} blocks of ${settings.pageSize} tokens · prefix caching ${built.engine.kvBlocks.prefixCaching ? 'on' : 'off'}\n`);
 
   await listenUntilStopped({ app: built.app, ctx: built.ctx, runner: built.runner }, host, port, shutdownSeconds, io);

@@ -1,12 +1,14 @@
 /**
- * `faultline guard [--warn-only] [--allow-unknown-flags] [--allow FLnnn]... -- COMMAND...`: a
- * container entrypoint wrapper. It learns the GPU, the installed vLLM / FlashInfer versions and the
+ * `faultline guard [--warn-only] [--refuse-on LEVEL] [--allow-unknown-flags] [--allow FLnnn]... -- COMMAND...`:
+ * a container entrypoint wrapper. It learns the GPU, the installed vLLM / FlashInfer versions and the
  * model's config.json from the machine, runs the lint hazards on COMMAND, and then either runs
  * COMMAND unchanged (signals, stdio and exit status pass through) or refuses: findings on stderr,
- * exit 3, COMMAND never started. Missing facts stay unknown; only a definite error-severity
- * finding refuses. A flag the installed vLLM lacks (or one newer than faultline's tables) is an FL000
- * warning, never a refusal; `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of the check itself,
- * go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a container.
+ * exit 3, COMMAND never started. Missing facts stay unknown; only a definite finding refuses, and
+ * only one whose evidence is at least `--refuse-on` (guard/refusal-policy.ts). A flag the installed
+ * vLLM lacks (or one newer than faultline's tables) is an FL000 warning, never a refusal;
+ * `--allow-unknown-flags` makes it a note; `--warn-only` never refuses: findings, and any error of
+ * the check itself, go to stderr and COMMAND starts regardless, so a guard entrypoint cannot stop a
+ * container.
  */
 import type { Command } from 'commander';
 import { UserError, describeUserError, isUserError } from '../../core/errors.js';
@@ -14,11 +16,14 @@ import type { Deployment } from '../../deployment/deployment.js';
 import { reapplySglangRewrites } from '../../deployment/engines/sglang/deployment.js';
 import { deploymentFromArgv } from '../../deployment/load.js';
 import { readModelFacts } from '../../deployment/model-config.js';
-import { lintDeployments } from '../../hazards/evaluate.js';
+import { lintDeployments, splitBySignal } from '../../hazards/evaluate.js';
+import { dependOnFactsLine } from '../../hazards/formatters/depend-on-facts.js';
 import { formatText } from '../../hazards/formatters/text.js';
 import { execChild } from '../../hazards/guard/exec-child.js';
 import { findModelConfig } from '../../hazards/guard/hf-cache.js';
 import { gatherGpu, gatherVersions } from '../../hazards/guard/machine-facts.js';
+import { DEFAULT_REFUSE_ON, parseRefuseOn, refuses } from '../../hazards/guard/refusal-policy.js';
+import type { Confidence } from '../../hazards/hazard.js';
 import { runProbe, type Probe } from '../../hazards/guard/run-probe.js';
 import { findHazard, hazards } from '../../hazards/index.js';
 import { splitDashDash } from '../dash-dash.js';
@@ -29,6 +34,7 @@ export const GUARD_REFUSED = 3;
 
 interface GuardOptions {
   warnOnly?: boolean;
+  refuseOn: string;
   allowUnknownFlags?: boolean;
   allow: string[];
 }
@@ -39,6 +45,8 @@ export interface GuardSettings {
   /** Flags faultline does not know become notes instead of an error. */
   allowUnknownFlags: boolean;
   allowed: Set<string>;
+  /** The weakest evidence that refuses (confirmed ≥ reproduced ≥ reported); default reproduced. */
+  refuseOn?: Confidence;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -50,8 +58,19 @@ export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit
       'run a vLLM launch only if no known silent-corruption hazard applies (container entrypoint wrapper)',
     )
     .argument('<command...>', 'the launch, after --: faultline guard -- vllm serve MODEL …')
-    .option('--warn-only', 'never refuse: report findings (and any error of the check) on stderr, then start the command')
-    .option('--allow-unknown-flags', 'vLLM flags faultline does not know (newer vLLM, forks) become notes instead of FL000 warnings')
+    .option(
+      '--warn-only',
+      'never refuse: report findings (and any error of the check) on stderr, then start the command',
+    )
+    .option(
+      '--refuse-on <level>',
+      'the weakest evidence that refuses: confirmed, reproduced (confirmed or reproduced errors) or reported (every hazard, warnings too)',
+      DEFAULT_REFUSE_ON,
+    )
+    .option(
+      '--allow-unknown-flags',
+      'vLLM flags faultline does not know (newer vLLM, forks) become notes instead of FL000 warnings',
+    )
     .option('--allow <hazard>', 'start despite this hazard (FLnnn or alias); repeatable', collect, [])
     .addHelpText(
       'after',
@@ -65,7 +84,15 @@ must never stop serving. Without it, a malformed launch exits 2 and a hazardous 
 Examples:
   faultline guard -- vllm serve MODEL --kv-cache-dtype fp8
   faultline guard --allow FL001 -- vllm serve MODEL …        # start despite FL001
+  faultline guard --refuse-on confirmed -- vllm serve MODEL … # refuse only on confirmed hazards
+  faultline guard --refuse-on reported -- vllm serve MODEL …  # refuse on every hazard, reported ones too
   faultline guard --warn-only -- vllm serve MODEL --new-flag  # never refuses
+
+Refusal policy (--refuse-on, default ${DEFAULT_REFUSE_ON}): a hazard's evidence is confirmed (merged fix or
+maintainer-acknowledged), reproduced (a public reproduction with controls, or a one-factor-off
+attribution) or reported (user reports). confirmed and reproduced refuse on error-severity hazards of
+that evidence or stronger; reported refuses on every hazard that applies. A "possibly affected"
+finding and FL000 (a flag faultline does not know) never refuse.
 
 Exit status: the command's own (128 + signal number if a signal ended it); 3 when refused; 2 on usage errors.`,
     )
@@ -78,21 +105,35 @@ Exit status: the command's own (128 + signal number if a signal ended it); 3 whe
           hint: 'faultline guard -- vllm serve MODEL …',
         });
       const warnOnly = Boolean(opts.warnOnly);
+      const refuseOn = parseRefuseOn(opts.refuseOn);
       const allowed = new Set<string>();
       for (const a of opts.allow) {
         const h = findHazard(a);
         if (h) allowed.add(h.id);
         else {
           const known = `known: ${hazards.map((x) => x.id).join(', ')}`;
-          if (!warnOnly) throw new UserError(`--allow ${a}: no such hazard`, { code: 'E_USAGE', hint: known });
+          if (!warnOnly)
+            throw new UserError(`--allow ${a}: no such hazard`, { code: 'E_USAGE', hint: known });
           io.err(`faultline guard: --warn-only: --allow ${a} names no hazard (${known}); going on\n`);
         }
       }
-      exit(await guard(command, { warnOnly, allowUnknownFlags: Boolean(opts.allowUnknownFlags), allowed, io, probe: runProbe }));
+      exit(
+        await guard(command, {
+          warnOnly,
+          refuseOn,
+          allowUnknownFlags: Boolean(opts.allowUnknownFlags),
+          allowed,
+          io,
+          probe: runProbe,
+        }),
+      );
     });
 };
 
-export async function guard(command: string[], o: GuardSettings & { io: CliIO; probe: Probe }): Promise<number> {
+export async function guard(
+  command: string[],
+  o: GuardSettings & { io: CliIO; probe: Probe },
+): Promise<number> {
   const { io } = o;
   const say = (line: string) => io.err(`faultline guard: ${line}\n`);
   let d: Deployment | undefined;
@@ -101,7 +142,9 @@ export async function guard(command: string[], o: GuardSettings & { io: CliIO; p
   } catch (e) {
     if (!o.warnOnly) throw e;
     // An entrypoint that must never refuse: say what could not be checked, and start.
-    const what = isUserError(e) ? describeUserError(e) : `internal error: ${(e as Error)?.message ?? String(e)}`;
+    const what = isUserError(e)
+      ? describeUserError(e)
+      : `internal error: ${(e as Error)?.message ?? String(e)}`;
     say(`--warn-only: the launch could not be checked, so it starts unchecked:\n${what}`);
     return start(command, io);
   }
@@ -109,16 +152,30 @@ export async function guard(command: string[], o: GuardSettings & { io: CliIO; p
     say(`${command[0]} is not a vLLM server launch: nothing to check; starting it`);
     return start(command, io);
   }
-  const findings = lintDeployments([d]);
-  const blocking = findings.filter(
-    (f) => f.severity === 'error' && !f.possibly && !o.allowed.has(f.hazard.id),
-  );
+  // Hazards only missing machine facts could make apply never refuse; they are one line, as in lint.
+  const { findings, dependOnFacts } = splitBySignal(lintDeployments([d]));
+  const refuseOn = o.refuseOn ?? DEFAULT_REFUSE_ON;
+  const blocking = findings.filter((f) => refuses(f, refuseOn, o.allowed));
   if (findings.length)
-    io.err(formatText(findings, { color: false, launches: 1, hazards: hazards.length, notes: d.notes }));
-  else for (const note of d.notes) say(`note: ${note.value}`);
+    io.err(
+      formatText(findings, {
+        color: false,
+        launches: 1,
+        hazards: hazards.length,
+        notes: d.notes,
+        dependOnFacts,
+      }),
+    );
+  else {
+    for (const note of d.notes) say(`note: ${note.value}`);
+    const pending = dependOnFactsLine(dependOnFacts);
+    if (pending) say(pending);
+  }
   if (blocking.length && !o.warnOnly) {
     const ids = [...new Set(blocking.map((f) => f.hazard.id))];
-    say(`refusing to start: ${ids.join(', ')} applies to this launch and silently corrupts output`);
+    say(
+      `refusing to start: ${ids.join(', ')} applies to this launch and silently corrupts output (--refuse-on ${refuseOn})`,
+    );
     say(
       `fix the launch, or start anyway with ${ids.map((id) => `--allow ${id}`).join(' ')} (or --warn-only)`,
     );

@@ -24,6 +24,7 @@ interface LintOptions {
   explain?: string;
   allowUnknownFlags?: boolean;
   suggest?: boolean;
+  possible?: boolean;
   catalog?: boolean;
   set: string[];
   env: string[];
@@ -59,18 +60,35 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
     .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
     .option('--vllm-version <version>', 'vLLM version the launch runs (e.g. 0.23.1rc1.dev843+g04adc8843)')
     .option('--flashinfer-version <version>', 'flashinfer-python version the launch runs')
-    .option('--sglang-version <version>', 'SGLang version an SGLang launch runs (e.g. 0.5.6.post2); picks its flag table')
+    .option(
+      '--sglang-version <version>',
+      'SGLang version an SGLang launch runs (e.g. 0.5.6.post2); picks its flag table',
+    )
     .option('--format <format>', 'text, json or sarif', 'text')
     .option(
       '--allow-unknown-flags',
       "record flags, choices and JSON sub-keys faultline's tables lack as notes instead of FL000 warnings (newer releases, forks)",
     )
-    .option('--set <NAME=VALUE>', 'a variable the launch file leaves to run time (shell, Compose), e.g. --set TP=8; repeatable', collect, [])
-    .option('--env <NAME=VALUE>', 'an environment variable the launch runs with (exported to the server), e.g. --env VLLM_ATTENTION_BACKEND=FLASHINFER; repeatable', collect, [])
+    .option(
+      '--set <NAME=VALUE>',
+      'a variable the launch file leaves to run time (shell, Compose), e.g. --set TP=8; repeatable',
+      collect,
+      [],
+    )
+    .option(
+      '--env <NAME=VALUE>',
+      'an environment variable the launch runs with (exported to the server), e.g. --env VLLM_ATTENTION_BACKEND=FLASHINFER; repeatable',
+      collect,
+      [],
+    )
     .option('--explain <hazard>', 'print the documentation of a hazard (FL001 or its alias) and exit')
     .option(
       '--suggest',
       'also print each launch with each remedy of its findings applied, in the file’s own form (shell line or YAML list), with the region it replaces',
+    )
+    .option(
+      '--possible',
+      'also list, as findings, the hazards that only facts not given (GPU, model config, versions) could make apply; without it they are one summary line and do not change the exit status',
     )
     .option(
       '--catalog',
@@ -87,6 +105,11 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         '  faultline lint deploy.yaml --gpu B200 --suggest                       # the fixed launches',
         '  faultline lint --catalog --format json                                # the hazard catalog as data',
         '  faultline lint --explain FL001',
+        '',
+        'A hazard is a finding when the launch turns on one of its distinguishing features (a KV dtype, a',
+        'speculative method, a backend, a flag) or the facts given meet its conditions. Hazards that only',
+        'facts not given could make apply are one summary line ("N hazards depend on facts not given");',
+        '--gpu and --model-config decide them, --possible lists them.',
         '',
         'Values known only when a script runs ($TP, $(nproc), $((A*B)), an unset $EXTRA_ARGS) are unknown facts:',
         'hazards that depend on them are "possibly affected"; settle them with --set (as in the third example).',
@@ -133,6 +156,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         cwd: io.cwd,
         allowUnknownFlags: opts.allowUnknownFlags,
         suggest: opts.suggest,
+        possible: opts.possible,
         set: assignments('--set', opts.set),
         setEnv: assignments('--env', opts.env),
       });

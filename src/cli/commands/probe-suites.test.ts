@@ -1,8 +1,8 @@
 /**
  * `probe --suite workload,window-crossing` in process, against fakes: both suites run and one
- * verdict combines them. The fake answers `stream: true` with one body, so the workload trace's
- * cancel family is cut off and the workload suite is INCONCLUSIVE on a clean fake: a clean window
- * probe must not turn that into CLEAN. (The engine, which streams, is probed in test/slow.)
+ * verdict combines them. One workload round on a clean fake judges too few requests for the
+ * sequential test to decide, so the workload suite is INCONCLUSIVE there: a clean window probe must
+ * not turn that into CLEAN. (The engine, which streams, is probed in test/slow.)
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -27,7 +27,12 @@ const spec = (k: number): BuildOptions =>
 test('the #47847 launch on a B200 fires FL001 with every condition met, at the speculative-config flag', () => {
   const f = assertFiresFully(FL001, base);
   assert.deepEqual(f.location, { file: TEST_FILE, line: 5, column: 3 }); // 4th arg → line 5
-  assert.equal(f.severity, 'warning', 'reported, not confirmed: a warning');
+  assert.equal(
+    f.severity,
+    'error',
+    'reproduced (flashinfer#3864 controls, vllm#47847 attribution): an error',
+  );
+  assert.equal(FL001.confidence, 'reproduced');
   const names = f.conditions.map((c) => c.name);
   assert.deepEqual(names, [
     'sliding-window-layers',

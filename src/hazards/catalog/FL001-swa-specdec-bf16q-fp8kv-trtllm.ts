@@ -26,7 +26,7 @@ export const FL001 = defineHazard({
   id: 'FL001',
   alias: 'swa-specdec-bf16q-fp8kv-trtllm',
   engines: ['vllm'],
-  severity: 'warning',
+  severity: 'error',
   summary:
     'speculative decoding verified on trtllm-gen with a BF16 query over an FP8 KV cache silently corrupts sliding-window attention on SM100 once a sequence passes the window',
   mechanism:
@@ -42,7 +42,12 @@ export const FL001 = defineHazard({
     vllm: 'reported on nightly 0.23.1rc1.dev843+g04adc8843; same routing on main as of 2026-08; no fix (guard PR #47899 open)',
     flashinfer: 'reported on flashinfer-python 0.6.14 (cubin 0.6.13); open as of 0.6.18',
   },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'flashinfer#3864 reproduces it with direct kernel calls (no vLLM, no CUDA graphs) and controls in the same grid: ' +
+    'q_len_per_req 1, 2 and 4 clean, 8 wrong; vllm#47847 attributes it one factor at a time on the served model, and a ' +
+    'second contributor reproduced it independently (FP8 query: clean; no speculative decoding: clean; full-attention-only ' +
+    'model: clean); vLLM’s own guard proposal (PR #47899) rejects the launch',
   conditions: [
     slidingWindowLayers(),
     contextExceedsWindow(),

@@ -25,8 +25,10 @@ test('SM12x + FlashInfer + SWA + spec verify with flashinfer 0.6.14 fires FL004 
   assert.deepEqual(f.location, { file: 'launch.sh', line: 3, column: 3 }, 'at --speculative-config');
 });
 
-test('0.6.16 is before the fix, 0.6.16.post1 after; SM100 is not this path', () => {
-  assertFiresFully(FL004, { ...base, versions: { flashinfer: '0.6.16' } });
+test('0.6.16rc1 is before the fix, the v0.6.16 tag after (cherry-pick c46207c23); SM100 is not this path', () => {
+  assertFiresFully(FL004, { ...base, versions: { flashinfer: '0.6.16rc1' } });
+  assert.equal(fire(FL004, { ...base, versions: { flashinfer: '0.6.16' } }), undefined);
+  assert.equal(fire(FL004, { ...base, versions: { flashinfer: '0.6.16.post1' } }), undefined);
   assert.equal(fire(FL004, { ...base, gpu: B200 }), undefined);
   assert.equal(fire(FL004, { ...base, versions: {} })?.possibly, true);
 });

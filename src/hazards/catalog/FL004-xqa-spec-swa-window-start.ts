@@ -12,14 +12,15 @@ export const FL004 = defineHazard({
   engines: ['vllm'],
   severity: 'warning',
   summary:
-    'XQA speculative verification on sliding-window layers (SM12x) with flashinfer-python before 0.6.16.post1 masks out keys the earlier draft rows should see',
+    'XQA speculative verification on sliding-window layers (SM12x) with flashinfer-python before 0.6.16 masks out keys the earlier draft rows should see',
   mechanism:
     'FlashInfer’s XQA decode kernel verified a multi-token draft block with a single sliding-window start, computed from ' +
     'the last draft token’s position and applied to every row. Earlier rows, whose windows start earlier, lost the oldest ' +
     'keys they should attend to, so their verification logits were wrong. PR #4137 masks each row with its own window ' +
-    'edge (shipped in 0.6.16.post1).',
+    'edge; it reached the v0.6.16 release tag through the release-branch cherry-pick c46207c23 (v0.6.16rc1 does not ' +
+    'have it).',
   affected: {
-    flashinfer: 'before 0.6.16.post1 (PR #4137)',
+    flashinfer: 'before 0.6.16 (PR #4137, in the v0.6.16 tag by cherry-pick c46207c23; not in 0.6.16rc1)',
     vllm: 'SM12x XQA speculative decode arrived with PR #49718, which already requires flashinfer-python 0.6.16.post1',
   },
   confidence: 'confirmed',
@@ -30,15 +31,15 @@ export const FL004 = defineHazard({
     speculativeDecoding({ maxCleanQueryLen: 1 }),
     affectedVersion({
       pkg: 'flashinfer',
-      fixed: '0.6.16.post1',
-      record: 'fixed in 0.6.16.post1 by PR #4137',
+      fixed: '0.6.16',
+      record: 'fixed in 0.6.16 by PR #4137 (cherry-pick c46207c23; 0.6.16rc1 does not have it)',
     }),
   ],
   locateAt: 'speculative-decoding',
   remedies: [
     {
       id: 'upgrade-flashinfer',
-      change: { versions: { flashinfer: '0.6.16.post1' } },
+      change: { versions: { flashinfer: '0.6.16' } },
       why: 'PR #4137 applies each draft row’s own window start',
     },
     {
@@ -65,7 +66,7 @@ export const FL004 = defineHazard({
       command: `vllm serve google/gemma-3-27b-it --attention-backend FLASHINFER --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'`,
       gpu: 'NVIDIA RTX PRO 6000 Blackwell Server Edition',
       model: 'gemma-3-27b-it',
-      flashinfer: '0.6.16.post1',
+      flashinfer: '0.6.16',
     },
   },
   references: [
@@ -73,6 +74,11 @@ export const FL004 = defineHazard({
       title:
         'flashinfer-ai/flashinfer PR #4137: ragged Q and per-row sliding-window masking for speculative decode (XQA)',
       url: 'https://github.com/flashinfer-ai/flashinfer/pull/4137',
+    },
+    {
+      title:
+        'flashinfer-ai/flashinfer v0.6.16 release tag: the release-branch cherry-pick c46207c23 of PR #4137 (not in v0.6.16rc1)',
+      url: 'https://github.com/flashinfer-ai/flashinfer/releases/tag/v0.6.16',
     },
     {
       title: 'vllm-project/vllm PR #49718: Add FlashInfer XQA decode support on SM12x',
@@ -86,7 +92,7 @@ export const FL004 = defineHazard({
       'window. Accepted tokens can then differ from what the model would have produced without speculation.',
     exceptions:
       'A severity of warning, because vLLM reaches this kernel path only from PR #49718 on, and that change already ' +
-      'requires flashinfer-python 0.6.16.post1, which contains the fix: you are affected only with an older FlashInfer ' +
+      'requires flashinfer-python 0.6.16.post1, which contains the fix (the v0.6.16 tag already does): you are affected only with an older FlashInfer ' +
       'installed by hand next to such a vLLM. On SM90 vLLM refuses XQA speculative decode outright (NotImplementedError), ' +
       'which is loud, not silent.',
   },

@@ -68,7 +68,8 @@ test('unknowns give "possibly": pass unset, version, model config, online quanti
   };
   possibly(withArgs(base, { compilation_config: undefined }), 'allreduce-rms-fusion');
   possibly({ ...base, versions: {} }, 'vllm-version');
-  possibly({ ...base, versions: { vllm: '0.25.0' } }, 'vllm-version');
+  assertFiresFully(FL012, { ...base, versions: { vllm: '0.25.0' } });
+  assert.equal(fire(FL012, { ...base, versions: { vllm: '0.25.1' } }), undefined, 'v0.25.1 ships PR #48330');
   possibly({ ...base, versions: { vllm: '0.23.0' } }, 'vllm-version');
   const bf16 = qwenNvfp4Facts();
   delete bf16.quantization;

@@ -21,7 +21,7 @@ export const FL012 = defineHazard({
     'came out corrupted. PR #48330 adds the check: mixed-dtype graphs fall back to allreduce + Gemma-RMSNorm fusion ' +
     'followed by a separate quantization.',
   affected: {
-    vllm: 'reported on 0.24.0; fixed by PR #48330 (merged Jul 2026), first release not established',
+    vllm: 'reported on 0.24.0; fixed by PR #48330 (merged Jul 2026), first released in v0.25.1 (2026-07-14)',
   },
   confidence: 'confirmed',
   conditions: [
@@ -34,7 +34,9 @@ export const FL012 = defineHazard({
       firstReported: '0.24.0',
       lastReported: '0.24.0',
       fixedBy: 'PR #48330',
-      record: 'reported on 0.24.0; fixed by PR #48330 (merged Jul 2026)',
+      fixed: '0.25.1',
+      record:
+        'reported on 0.24.0; fixed in 0.25.1 by PR #48330 (release notes: "Guard mixed-dtype allreduce RMSNorm quant fusions")',
     }),
   ],
   locateAt: 'allreduce-rms-fusion',
@@ -43,6 +45,11 @@ export const FL012 = defineHazard({
       id: 'no-allreduce-rms-fusion',
       change: { set: { 'compilation_config.pass_config.fuse_allreduce_rms': false } },
       why: 'the workaround upstream: allreduce, RMSNorm and quantization run as separate ops',
+    },
+    {
+      id: 'upgrade-vllm',
+      change: { versions: { vllm: '0.25.1' } },
+      why: 'v0.25.1 is the first release with PR #48330: mixed-dtype graphs are no longer fused with the quantization',
     },
     {
       id: 'tensor-parallel-1',
@@ -86,6 +93,11 @@ export const FL012 = defineHazard({
       url: 'https://github.com/vllm-project/vllm/pull/48330',
     },
     {
+      title:
+        'vllm-project/vllm v0.25.1 release notes (2026-07-14): "Guard mixed-dtype allreduce RMSNorm quant fusions (#48330)"',
+      url: 'https://github.com/vllm-project/vllm/releases/tag/v0.25.1',
+    },
+    {
       title: 'vllm-project/vllm PR #41972: [ROCm] Fix AITER AR+RMSNorm no-residual fusion (the ROCm sibling)',
       url: 'https://github.com/vllm-project/vllm/pull/41972',
     },
@@ -104,7 +116,7 @@ export const FL012 = defineHazard({
       'unset pass is reported as "possibly affected": set it explicitly. The record names static FP8 and NVFP4; dynamic ' +
       'FP8 and weight-only checkpoints are not flagged, and block-FP8 with the same dtype mismatch aborted at startup ' +
       '(PR #44694, loud). The ROCm sibling (PR #41972: AITER no-residual fusion adding uninitialized memory, MiniMax-M2.5, ' +
-      'TP 4) has other conditions and is not modelled here. Versions after 0.24.0 are "possibly affected" until the ' +
-      'first release with PR #48330 is known.',
+      'TP 4) has other conditions and is not modelled here. Releases between 0.24.0 and 0.25.1 were not reported on; ' +
+      'they are treated as affected (the fix first shipped in 0.25.1).',
   },
 });

@@ -27,6 +27,7 @@ export const FL027 = defineHazard({
       whenUnset: () => ({
         status: 'met',
         detail: 'no backend given: FLASH_ATTN is vLLM’s first choice outside SM100',
+        byDefault: true,
       }),
     }),
     cascadeAttention(),

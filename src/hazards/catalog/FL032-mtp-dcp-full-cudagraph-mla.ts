@@ -19,7 +19,9 @@ export const FL032 = defineHazard({
     'classified and captured as something the FULL graph does not replay correctly. Any one of PIECEWISE graphs, eager ' +
     'mode, no MTP or no DCP made the same setup correct. (For non-MLA models vLLM forces PIECEWISE under DCP itself.)',
   affected: { vllm: 'reported on 0.22.1 (and on main with a sparse-MLA DCP patch); open' },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'vllm#45425 varies one factor at a time on the failing setup (GLM-5.1 NVFP4, DCP 4, MTP k=1, 4×H200): PIECEWISE graphs, eager mode, no MTP or no DCP each made it correct',
   conditions: [
     mlaModel(),
     speculativeDecoding({ methods: ['mtp'] }),

@@ -18,7 +18,9 @@ export const FL036 = defineHazard({
     'Ministral-3-3B’s layer 0; max abs error 0.374 instead of 0.001, per the open fix PR #53754). An FP8 KV cache makes ' +
     'it surface by itself: it removes FLASH_ATTN from the candidates, and auto-selection lands on FlashInfer.',
   affected: { vllm: 'reported on 0.26.0 and 0.27.1; fix PR #53754 open' },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'vllm#53481 holds the checkpoint and GPU fixed and swaps only the backend (TRITON_ATTN and FLASH_ATTN correct, FLASHINFER degenerate); PR #53754 measures layer 0 alone: max abs error 0.374 with the q_scale applied, 0.00098 without',
   conditions: [
     gpuFamily(120),
     flashInferOnSm12x(),

@@ -16,7 +16,9 @@ export const FL038 = defineHazard({
     'an NVFP4 KV cache on FlashInfer’s TensorRT-LLM attention on B200 made Qwen3.5-397B answer mostly empty or cut-off responses (GSM8K 4.5–6.5 % against 96.7 % with FP8 KV)',
   mechanism: 'Not established; the issue is open.',
   affected: { vllm: 'reported on 0.28.1rc1.dev199 with flashinfer-python 0.6.18; open' },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'vllm#55673 changes only the KV dtype on the same model and GPU: GSM8K 6.5 % (64 sequences) and 4.6 % (512) with NVFP4 KV against 96.7 % with FP8 KV',
   conditions: [
     gpuFamily(100),
     flashInferBackend(),

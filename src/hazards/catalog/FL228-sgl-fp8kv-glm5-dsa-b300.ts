@@ -15,7 +15,9 @@ export const FL228 = defineHazard({
   mechanism:
     'The checkpoints carry no calibrated KV scales, so the FP8 cache runs at unit scales; the maintainers removed the flag from their recipes (sgl-cookbook PR #237).',
   affected: { sglang: 'open (issue closed; mitigated in the recipes only)' },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'sglang#22671 changes only the KV dtype on the same checkpoint and B300 node: AIME26 76.7 and GPQA-D 71.2 with FP8 E4M3 KV against 95.3 and 86.2 with BF16 KV; the maintainers removed the flag from the recipes (sgl-cookbook PR #237)',
   conditions: [
     fp8KvCache(),
     modelIs('glm5-model', 'a GLM-5 model (MLA with DeepSeek sparse attention)', {

@@ -13,7 +13,9 @@ export const FL229 = defineHazard({
     'reported: an NVFP4 (ModelOpt) DeepSeek-R1 with DP attention on GB200 loses accuracy (GSM8K 0.446 against 0.954); bisected to PR #8616',
   mechanism: 'Not established beyond the bisection to PR #8616.',
   affected: { sglang: 'open; bisected to PR #8616 (Aug 2025)' },
-  confidence: 'reported',
+  confidence: 'reproduced',
+  confidenceReason:
+    'sglang#9806 toggles DP attention on the same NVFP4 checkpoint and GB200 node (GSM8K 0.446 against 0.954) and bisects the drop to PR #8616',
   conditions: [
     nvfp4Checkpoint(),
     switchOn('dp-attention', 'enable_dp_attention', 'DP attention is on (--enable-dp-attention)'),

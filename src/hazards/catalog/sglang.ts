@@ -26,6 +26,8 @@ import { FL228 } from './FL228-sgl-fp8kv-glm5-dsa-b300.js';
 import { FL229 } from './FL229-sgl-modelopt-fp4-dpattn.js';
 import { FL230 } from './FL230-sgl-fp8kv-scale-file-ignored.js';
 import { FL231 } from './FL231-sgl-fi-fp8kv-prefix-hit-scales.js';
+import { FL232 } from './FL232-sgl-radix-deterministic-block-boundary.js';
+import { FL233 } from './FL233-sgl-dsv4-nvfp4-no-spec-nan.js';
 
 // prettier-ignore
-export const SGLANG_HAZARDS: readonly Hazard[] = [FL200, FL201, FL202, FL203, FL204, FL205, FL206, FL207, FL208, FL209, FL210, FL211, FL212, FL213, FL220, FL221, FL222, FL223, FL224, FL225, FL226, FL227, FL228, FL229, FL230, FL231];
+export const SGLANG_HAZARDS: readonly Hazard[] = [FL200, FL201, FL202, FL203, FL204, FL205, FL206, FL207, FL208, FL209, FL210, FL211, FL212, FL213, FL220, FL221, FL222, FL223, FL224, FL225, FL226, FL227, FL228, FL229, FL230, FL231, FL232, FL233];

@@ -10,6 +10,8 @@ import { arg, asInt, show } from './args.js';
 export function concurrentRequests(): Condition {
   return {
     name: 'concurrent-requests',
+    // Every server batches by default: this narrows, never singles out, a launch.
+    role: 'bound',
     description: 'several requests can share a batch (--max-num-seqs is unset or > 1)',
     check(d: Deployment): ConditionResult {
       const a = arg(d, 'max_num_seqs');

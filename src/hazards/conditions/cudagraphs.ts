@@ -35,7 +35,11 @@ function capture(opts: { name: string; description: string; without: string[]; k
           at,
         };
       if (mode) return { status: 'met', detail: `compilation_config.cudagraph_mode=${mode}`, at };
-      return { status: 'met', detail: 'cudagraph_mode is unset: vLLM defaults to FULL_AND_PIECEWISE' };
+      return {
+        status: 'met',
+        detail: 'cudagraph_mode is unset: vLLM defaults to FULL_AND_PIECEWISE',
+        byDefault: true,
+      };
     },
   };
 }

@@ -48,6 +48,8 @@ export function flagsNotAccepted(): Condition {
         status: 'unknown',
         detail: `${list}: unknown to faultline's flag table (${engine} ${table?.release ?? '?'}); whether ${table?.describes ?? `this ${engine}`} has it is not known (give --${engine.toLowerCase()}-version of a release to decide it); the rest of the launch is checked with the value as written`,
         at: problems[0].at,
+        // The flag is in the launch: worth showing even while its acceptance is unknown.
+        namedByLaunch: true,
       };
     },
   };

@@ -11,6 +11,7 @@ import { gpuLabel, inFamily, NO_GPU } from './gpu.js';
 export function blackwellGpu(opts: { reportedOn: string }): Condition {
   return {
     name: 'gpu-blackwell',
+    role: 'fact',
     description: `the GPU is a Blackwell datacenter part (SM100 family; reported on ${opts.reportedOn})`,
     check(d: Deployment): ConditionResult {
       const g = d.gpu;

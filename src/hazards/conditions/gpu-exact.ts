@@ -10,6 +10,7 @@ import { gpuLabel, NO_GPU } from './gpu.js';
 export function gpuExactly(opts: { name: string; sm: number; label: string; cleanOn: string }): Condition {
   return {
     name: opts.name,
+    role: 'fact',
     description: `the GPU is ${opts.label} (clean on ${opts.cleanOn} in the report)`,
     check(d: Deployment): ConditionResult {
       const g = d.gpu;

@@ -36,6 +36,7 @@ export function gpuLabel(d: Deployment): string | undefined {
 export function gpuFamily(family: GpuFamily): Condition {
   return {
     name: `gpu-sm${family}-family`,
+    role: 'fact',
     description: `the GPU is ${familyNames[family]}`,
     check(d): ConditionResult {
       const g = d.gpu;

@@ -13,6 +13,7 @@ import { noModelFacts } from './no-model-facts.js';
 export function hybridRecurrentModel(): Condition {
   return {
     name: 'hybrid-recurrent-model',
+    role: 'fact',
     description:
       'the model is a hybrid of attention and recurrent-state layers (GDN / Mamba linear attention, e.g. Qwen3.5, Qwen3-Next)',
     check(d: Deployment): ConditionResult {

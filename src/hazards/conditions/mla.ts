@@ -29,6 +29,7 @@ export const MLA_MODEL_TYPES: readonly string[] = [
 export function mlaModel(): Condition {
   return {
     name: 'mla-model',
+    role: 'fact',
     description: 'the model uses multi-head latent attention (DeepSeek V2/V3/R1, Kimi K2, GLM-5 …)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
@@ -72,6 +73,8 @@ export function mlaModel(): Condition {
 export function mlaPrefillContext(): Condition {
   return {
     name: 'prefill-with-context',
+    // Prompt lengths decide it; chunked prefill and prefix caching are on by default.
+    role: 'bound',
     description:
       'prefills can run against cached context processed in chunks (chunked prefill or prefix caching is on); long prompts make two or more context chunks',
     check(d: Deployment): ConditionResult {

@@ -10,6 +10,7 @@ import { noModelFacts } from './no-model-facts.js';
 export function modelTypeIs(opts: { name: string; family: string; prefixes: string[] }): Condition {
   return {
     name: opts.name,
+    role: 'fact',
     description: `the model is ${opts.family} (model_type ${opts.prefixes.map((p) => `${p}*`).join(', ')})`,
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
@@ -27,6 +28,7 @@ export function modelTypeIs(opts: { name: string; family: string; prefixes: stri
 export function multimodalModel(): Condition {
   return {
     name: 'multimodal-model',
+    role: 'fact',
     description: 'the model takes media inputs (config.json declares a vision_config or audio_config)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;

@@ -12,6 +12,7 @@ import { noModelFacts } from './no-model-facts.js';
 export function slidingWindowLayers(): Condition {
   return {
     name: 'sliding-window-layers',
+    role: 'fact',
     description: 'the model has sliding-window attention layers (and --disable-sliding-window is not set)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
@@ -91,6 +92,7 @@ export function contextExceedsWindow(): Condition {
 export function attentionSinks(): Condition {
   return {
     name: 'attention-sinks',
+    role: 'fact',
     description: 'the model uses attention sinks (gpt-oss)',
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;

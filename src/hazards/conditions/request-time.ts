@@ -16,6 +16,7 @@ export function requestsUse(opts: {
 }): Condition {
   return {
     name: opts.name,
+    role: 'bound',
     description: `${opts.what} (a request-time choice the launch cannot show)`,
     check(d: Deployment): ConditionResult {
       const excluded = opts.excludedBy?.(d);

@@ -32,7 +32,9 @@ function feature(f: Feature): Condition {
       if (!a && f.unsetUnknown)
         return { status: 'unknown', detail: `${flag} is not given: ${f.unsetUnknown}` };
       if (!a)
-        return { status: f.defaultOn ? 'met' : 'not-met', detail: `${flag} is not given: ${f.defaultWhy}` };
+        return f.defaultOn
+          ? { status: 'met', detail: `${flag} is not given: ${f.defaultWhy}`, byDefault: true }
+          : { status: 'not-met', detail: `${flag} is not given: ${f.defaultWhy}` };
       const v = asBool(a.value);
       if (v === undefined)
         return { status: 'unknown', detail: `${flag} ${show(a.value)} is not a boolean`, at: a.at };
@@ -98,7 +100,11 @@ export function mmProcessorCache(): Condition {
         return { status: 'not-met', detail: '--disable-mm-preprocessor-cache', at: legacy.at };
       const a = arg(d, 'mm_processor_cache_gb');
       if (!a)
-        return { status: 'met', detail: '--mm-processor-cache-gb is not given: the cache is on by default' };
+        return {
+          status: 'met',
+          detail: '--mm-processor-cache-gb is not given: the cache is on by default',
+          byDefault: true,
+        };
       const gb = typeof a.value === 'number' ? a.value : Number(show(a.value));
       if (!Number.isFinite(gb))
         return {

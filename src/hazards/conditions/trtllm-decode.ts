@@ -46,6 +46,7 @@ export function trtllmGenDecode(): Condition {
         status: 'met',
         detail: `use_trtllm_attention is unset: vLLM routes every decode slice to trtllm-gen where supported (PR #28479)${note}`,
         at: force?.at,
+        byDefault: true,
       };
     },
   };

@@ -29,7 +29,11 @@ export interface VersionBounds {
   record: string;
 }
 
-const flagFor = { vllm: '--vllm-version', flashinfer: '--flashinfer-version', sglang: '--sglang-version' } as const;
+const flagFor = {
+  vllm: '--vllm-version',
+  flashinfer: '--flashinfer-version',
+  sglang: '--sglang-version',
+} as const;
 const nameFor = { vllm: 'vLLM', flashinfer: 'flashinfer-python', sglang: 'SGLang' } as const;
 
 export function affectedVersion(b: VersionBounds): Condition {
@@ -37,6 +41,8 @@ export function affectedVersion(b: VersionBounds): Condition {
   const range = [b.introduced && `≥ ${b.introduced}`, b.fixed && `< ${b.fixed}`].filter(Boolean).join(', ');
   return {
     name: `${b.pkg}-version`,
+    // A range narrows a hazard; a release inside it does not make a launch ask for the hazard.
+    role: 'bound',
     versionBounds: b,
     description: `${name} is in the affected range${range ? ` (${range})` : ''}: ${b.record}`,
     check(d: Deployment): ConditionResult {

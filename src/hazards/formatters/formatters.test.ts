@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import Ajv from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
-import { lintDeployments } from '../evaluate.js';
+import { lintDeployments, splitBySignal } from '../evaluate.js';
 import { hazards } from '../index.js';
 import {
   buildDeployment,
@@ -53,8 +53,8 @@ test('JSON has exactly the specified finding shape', () => {
   );
   assert.ok(fl001.remedies.length > 0 && fl001.nonRemedies.length > 0 && fl001.references.length > 0);
   assert.deepEqual(fl001.engines, ['vllm']);
-  assert.equal(fl001.confidence, 'reported');
-  assert.equal(fl001.severity, 'warning', 'a reported hazard is a warning');
+  assert.equal(fl001.confidence, 'reproduced');
+  assert.equal(fl001.severity, 'error', 'a reproduced hazard may be an error');
   assert.deepEqual(fl001.remedies[1], {
     id: 'bf16-kv-cache',
     change: '--kv-cache-dtype bfloat16',
@@ -85,12 +85,12 @@ test('text: ESLint-style lines, conditions, remedies, and a summary line; no col
   const out = formatText(findings, { color: false, launches: 2, hazards: hazards.length });
   assert.match(
     out,
-    /^launch\.sh:5:3 {2}warning {2}FL001 \[reported, not confirmed\] speculative decoding verified on trtllm-gen .* {2}\(swa-specdec-bf16q-fp8kv-trtllm\)$/m,
+    /^launch\.sh:5:3 {2}error {2}FL001 \[reproduced, not yet confirmed upstream\] speculative decoding verified on trtllm-gen .* {2}\(swa-specdec-bf16q-fp8kv-trtllm\)$/m,
   );
   assert.match(out, /^ {4}✓ fp8-kv-cache: --kv-cache-dtype fp8_e4m3: FP8 E4M3$/m);
   assert.match(
     out,
-    /^launch\.sh:5:3 {2}warning {2}FL001 \[reported, not confirmed\] possibly affected: speculative decoding .*\)$/m,
+    /^launch\.sh:5:3 {2}warning {2}FL001 \[reproduced, not yet confirmed upstream\] possibly affected: speculative decoding .*\)$/m,
   );
   assert.match(out, /^ {4}\? gpu-sm100-family: no GPU given/m);
   assert.match(out, /^ {4}9 other conditions met$/m);
@@ -145,9 +145,12 @@ test('SARIF validates against the official 2.1.0 schema (draft-04) and carries r
   const log = toSarif(findings);
   const run = log.runs[0];
   assert.equal(run.tool.driver.rules?.length, hazards.length);
-  assert.match(run.tool.driver.rules?.find((x) => x.id === 'FL001')?.helpUri ?? '', /^file:\/\/.*\/docs\/hazards\/FL001\.md$/);
+  assert.match(
+    run.tool.driver.rules?.find((x) => x.id === 'FL001')?.helpUri ?? '',
+    /^file:\/\/.*\/docs\/hazards\/FL001\.md$/,
+  );
   const r = run.results?.find((x) => x.ruleId === 'FL001' && !x.message.text?.startsWith('possibly'));
-  assert.equal(r?.level, 'warning');
+  assert.equal(r?.level, 'error');
   assert.deepEqual(r?.locations?.[0].physicalLocation?.region, { startLine: 5, startColumn: 3 });
   assert.equal(r?.locations?.[0].physicalLocation?.artifactLocation?.uri, 'launch.sh');
   assert.equal(run.tool.driver.rules?.[r?.ruleIndex ?? -1].id, 'FL001');
@@ -172,4 +175,38 @@ test('artifact URIs: relative paths keep slashes, odd names are percent-encoded,
   assert.equal(artifactUri('examples/seed-b200/serve.sh'), 'examples/seed-b200/serve.sh');
   assert.equal(artifactUri('<argv>'), '%3Cargv%3E');
   assert.equal(artifactUri('/tmp/a b.sh'), 'file:///tmp/a%20b.sh');
+});
+
+test('hazards only facts not given could make apply: one text line, their own JSON key, SARIF level none (kind open)', () => {
+  // A plain launch: no KV dtype, no speculation, no backend, no GPU or model config.
+  const plain = buildDeployment({});
+  const { findings: listed, dependOnFacts } = splitBySignal(lintDeployments([plain]));
+  assert.ok(dependOnFacts.length > 0, 'some hazard depends only on facts not given');
+  assert.ok(dependOnFacts.every((f) => f.possibly && f.dependsOnFactsOnly));
+  const ids = [...new Set(dependOnFacts.map((f) => f.hazard.id))].sort();
+  const text = formatText(listed, { color: false, launches: 1, hazards: 10, dependOnFacts });
+  assert.match(
+    text,
+    new RegExp(
+      `${ids.length} hazards depend on facts not given; --gpu, --model-config[^\\n]* and --flashinfer-version decide them \\(--possible lists them: ${ids.join(', ')}\\)`,
+    ),
+  );
+  for (const id of ids) assert.doesNotMatch(text, new RegExp(`warning {2}${id} `), `${id} is not listed`);
+  const json = toJsonReport(listed, [plain], [], undefined, { dependOnFacts });
+  assert.equal(json.findings.length, listed.length);
+  assert.deepEqual([...new Set(json.dependOnFacts?.hazards.map((h) => h.hazardId))].sort(), ids);
+  assert.match(json.dependOnFacts?.summary ?? '', /depend on facts not given/);
+  assert.equal(toJsonReport(listed, [plain]).dependOnFacts, undefined, 'absent when there are none');
+  const log = toSarif(listed, { dependOnFacts });
+  const pending = log.runs[0].results?.filter((r) => r.level === 'none') ?? [];
+  assert.equal(pending.length, dependOnFacts.length);
+  assert.ok(pending.every((r) => r.kind === 'open' && r.properties?.dependsOnFactsOnly === true));
+  assert.match(String(log.runs[0].properties?.dependOnFacts), /depend on facts not given/);
+  const schema = JSON.parse(
+    readFileSync(new URL('../../../test/fixtures/sarif-schema-2.1.0.json', import.meta.url), 'utf8'),
+  );
+  const ajv = new Ajv.default({ allErrors: true, strict: false });
+  addFormats.default(ajv);
+  const validate = ajv.compile(schema);
+  assert.ok(validate(log), JSON.stringify(validate.errors, null, 2));
 });

@@ -7,8 +7,9 @@ import type { Located } from '../../core/located.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import { changeText, type LaunchChange } from '../change.js';
 import type { Finding } from '../finding.js';
-import type { NonRemedy, Remedy } from '../hazard.js';
+import type { Confidence, NonRemedy, Remedy } from '../hazard.js';
 import type { Suggestion } from '../suggest/suggest.js';
+import { dependOnFactsLine } from './depend-on-facts.js';
 import { summarizeDeployment, type DeploymentSummary } from './summary.js';
 
 /** A remedy or non-remedy: `change` in words (as before), `edit` the structured change. */
@@ -25,7 +26,7 @@ export interface JsonFinding {
   hazardId: string;
   alias: string;
   engines: string[];
-  confidence: 'confirmed' | 'reported';
+  confidence: Confidence;
   severity: 'error' | 'warning';
   /** Some conditions are unknown and none is not met. */
   possibly: boolean;
@@ -58,6 +59,12 @@ export interface JsonReport {
   deployments: DeploymentSummary[];
   /** With --suggest only. */
   suggestions?: JsonSuggestion[];
+  /**
+   * Hazards that only facts not given could make apply (no distinguishing feature turned on): not
+   * findings. `summary` is the text report's line; each entry has the finding's shape. Absent when
+   * there are none, and always with --possible (which lists them under `findings`).
+   */
+  dependOnFacts?: { summary: string; hazards: JsonFinding[] };
   /** Remarks about whole input files (e.g. one that holds no vLLM launch); absent when there are none. */
   notes?: { message: string; location?: { file: string; line: number; column: number } }[];
 }
@@ -86,25 +93,33 @@ export function toJsonReport(
   deployments: Deployment[],
   fileNotes: Located<string>[] = [],
   suggestions?: Suggestion[],
+  opts: { dependOnFacts?: readonly Finding[] } = {},
 ): JsonReport {
+  const pending = opts.dependOnFacts ?? [];
+  const line = dependOnFactsLine(pending);
   return {
     ...(fileNotes.length ? { notes: fileNotes.map((n) => ({ message: n.value, location: n.at })) } : {}),
-    findings: findings.map((f) => ({
-      hazardId: f.hazard.id,
-      alias: f.hazard.alias,
-      engines: [...f.hazard.engines],
-      confidence: f.hazard.confidence,
-      severity: f.severity,
-      possibly: f.possibly,
-      message: f.message,
-      location: { file: f.location.file, line: f.location.line, column: f.location.column },
-      conditions: f.conditions.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
-      remedies: f.hazard.remedies.map(jsonChange),
-      nonRemedies: f.hazard.nonRemedies.map(jsonChange),
-      references: f.hazard.references.map((r) => ({ title: r.title, url: r.url })),
-    })),
+    findings: findings.map(jsonFinding),
+    ...(line ? { dependOnFacts: { summary: line, hazards: pending.map(jsonFinding) } } : {}),
     deployments: deployments.map(summarizeDeployment),
     ...(suggestions ? { suggestions: suggestions.map(jsonSuggestion) } : {}),
+  };
+}
+
+function jsonFinding(f: Finding): JsonFinding {
+  return {
+    hazardId: f.hazard.id,
+    alias: f.hazard.alias,
+    engines: [...f.hazard.engines],
+    confidence: f.hazard.confidence,
+    severity: f.severity,
+    possibly: f.possibly,
+    message: f.message,
+    location: { file: f.location.file, line: f.location.line, column: f.location.column },
+    conditions: f.conditions.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
+    remedies: f.hazard.remedies.map(jsonChange),
+    nonRemedies: f.hazard.nonRemedies.map(jsonChange),
+    references: f.hazard.references.map((r) => ({ title: r.title, url: r.url })),
   };
 }
 
@@ -124,6 +139,7 @@ export function formatJson(
   deployments: Deployment[],
   fileNotes: Located<string>[] = [],
   suggestions?: Suggestion[],
+  opts: { dependOnFacts?: readonly Finding[] } = {},
 ): string {
-  return JSON.stringify(toJsonReport(findings, deployments, fileNotes, suggestions), null, 2) + '\n';
+  return JSON.stringify(toJsonReport(findings, deployments, fileNotes, suggestions, opts), null, 2) + '\n';
 }

@@ -3,6 +3,8 @@
  * per finding with a physical location and a partial fingerprint that survives line moves (hazard,
  * file, manifest object and model — not the line), so code-scanning tools track a finding across edits.
  * With --suggest, each remedy that rewrites the launch in place is a SARIF fix (a region and its new text).
+ * A hazard that only facts not given could make apply is a result of its own level: `none`, kind `open`
+ * (SARIF's "could not be determined"), so code scanning and the Action's gate never count it as a problem.
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute } from 'node:path';
@@ -15,6 +17,7 @@ import type { Finding } from '../finding.js';
 import type { Hazard } from '../hazard.js';
 import { hazards as catalog } from '../index.js';
 import type { Suggestion } from '../suggest/suggest.js';
+import { dependOnFactsLine } from './depend-on-facts.js';
 
 export const SARIF_SCHEMA_URI =
   'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
@@ -100,6 +103,7 @@ function result(f: Finding, ruleIndex: number, suggestions: readonly Suggestion[
     properties: {
       alias: f.hazard.alias,
       possiblyAffected: f.possibly,
+      dependsOnFactsOnly: f.dependsOnFactsOnly,
       conditions: f.conditions.map((c) => ({ name: c.name, status: c.status, detail: c.detail })),
     },
   };
@@ -107,8 +111,15 @@ function result(f: Finding, ruleIndex: number, suggestions: readonly Suggestion[
 
 export function toSarif(
   findings: Finding[],
-  opts: { env?: NodeJS.ProcessEnv; hazards?: readonly Hazard[]; suggestions?: Suggestion[][] } = {},
+  opts: {
+    env?: NodeJS.ProcessEnv;
+    hazards?: readonly Hazard[];
+    suggestions?: Suggestion[][];
+    dependOnFacts?: readonly Finding[];
+  } = {},
 ): Log {
+  const pending = opts.dependOnFacts ?? [];
+  const line = dependOnFactsLine(pending);
   const list = opts.hazards ?? catalog;
   const index = new Map(list.map((h, i) => [h.id, i] as const));
   return {
@@ -125,7 +136,15 @@ export function toSarif(
           },
         },
         columnKind: 'unicodeCodePoints',
-        results: findings.map((f, k) => result(f, index.get(f.hazard.id) ?? -1, opts.suggestions?.[k])),
+        results: [
+          ...findings.map((f, k) => result(f, index.get(f.hazard.id) ?? -1, opts.suggestions?.[k])),
+          ...pending.map((f) => ({
+            ...result(f, index.get(f.hazard.id) ?? -1),
+            level: 'none' as const,
+            kind: 'open' as const,
+          })),
+        ],
+        ...(line ? { properties: { dependOnFacts: line } } : {}),
       },
     ],
   };
@@ -133,7 +152,7 @@ export function toSarif(
 
 export function formatSarif(
   findings: Finding[],
-  opts: { env?: NodeJS.ProcessEnv; suggestions?: Suggestion[][] } = {},
+  opts: { env?: NodeJS.ProcessEnv; suggestions?: Suggestion[][]; dependOnFacts?: readonly Finding[] } = {},
 ): string {
   return JSON.stringify(toSarif(findings, opts), null, 2) + '\n';
 }

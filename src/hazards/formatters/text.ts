@@ -9,10 +9,18 @@ import pc from 'picocolors';
 import type { Located } from '../../core/located.js';
 import { changeText } from '../change.js';
 import type { Finding } from '../finding.js';
+import { dependOnFactsLine } from './depend-on-facts.js';
 
 export function formatText(
   findings: Finding[],
-  opts: { color: boolean; launches: number; hazards: number; notes?: Located<string>[] },
+  opts: {
+    color: boolean;
+    launches: number;
+    hazards: number;
+    notes?: Located<string>[];
+    /** Hazards only facts not given could make apply: one line, not findings. */
+    dependOnFacts?: readonly Finding[];
+  },
 ): string {
   const c = pc.createColors(opts.color);
   const out: string[] = [];
@@ -21,7 +29,12 @@ export function formatText(
     const sev = f.severity === 'error' ? c.red('error') : c.yellow('warning');
     // The header stays one line: the unknown conditions' details follow as `?` lines.
     const headline = f.possibly ? `possibly affected: ${f.hazard.summary}` : f.hazard.summary;
-    const reported = f.hazard.confidence === 'reported' ? `${c.yellow('[reported, not confirmed]')} ` : '';
+    const reported =
+      f.hazard.confidence === 'reported'
+        ? `${c.yellow('[reported, not confirmed]')} `
+        : f.hazard.confidence === 'reproduced'
+          ? `${c.yellow('[reproduced, not yet confirmed upstream]')} `
+          : '';
     out.push(
       `${c.underline(where)}  ${sev}  ${c.bold(f.hazard.id)} ${reported}${headline}  ${c.dim(`(${f.hazard.alias})`)}`,
     );
@@ -53,9 +66,11 @@ export function formatText(
   const errors = findings.filter((f) => f.severity === 'error').length;
   const warnings = findings.length - errors;
   const launches = `${opts.launches} launch${opts.launches === 1 ? '' : 'es'}`;
-  if (findings.length === 0)
+  const pending = dependOnFactsLine(opts.dependOnFacts ?? []);
+  if (findings.length === 0) {
     out.push(c.green(`✓ no known hazard in ${launches} (${opts.hazards} hazards checked)`));
-  else {
+    if (pending) out.push(c.dim(`  ${pending}`));
+  } else {
     const n = findings.length;
     const line = `✖ ${n} problem${n === 1 ? '' : 's'} (${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}) in ${launches}`;
     out.push(errors ? c.red(c.bold(line)) : c.yellow(c.bold(line)));
@@ -66,6 +81,7 @@ export function formatText(
           `  ${possibly} of them only possibly apply: facts are missing (the ? lines); --gpu, --model-config, --vllm-version and --flashinfer-version decide them`,
         ),
       );
+    if (pending) out.push(c.dim(`  and ${pending}`));
   }
   return out.join('\n') + '\n';
 }

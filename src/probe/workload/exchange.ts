@@ -4,7 +4,10 @@
  * server must treat as an abort).
  */
 import type { Generation, ScoredToken } from '../../oracle/types.js';
-import type { CallResult, ProbeClient } from '../client.js';
+import type { CallResult } from '../client.js';
+import { lengthProblem } from '../early-stop.js';
+import { streamedEvents } from '../sse-reader.js';
+import { StreamTokenCounter, type CountedBy } from '../stream-tokens.js';
 import { generationRequest } from '../requests.js';
 import { generationFrom, parseCompletion, ResponseError, scoresFromPromptLogprobs } from '../responses.js';
 import type { ServerApi } from '../server-api.js';
@@ -36,8 +39,10 @@ export async function exchange(
   try {
     const parsed = parseCompletion(res.value);
     const choices = Array.from({ length: r.n ?? 1 }, (_, i) => generationFrom(parsed, i));
-    for (const [i, g] of choices.entries())
-      if (g.tokens.length !== r.maxTokens) throw new ResponseError(`asked for ${r.maxTokens} tokens with ignore_eos, got ${g.tokens.length}${r.n ? ` in choice ${i}` : ''}`);
+    for (const [i, g] of choices.entries()) {
+      const problem = lengthProblem(g, r.maxTokens);
+      if (problem) throw new ResponseError(`${problem}${r.n ? ` in choice ${i}` : ''}`);
+    }
     const promptScores = r.promptLogprobs ? scoresFromPromptLogprobs(parsed, r.prompt, 1) : undefined;
     return { ok: true, value: { generation: choices[0], ...(r.n !== undefined ? { choices } : {}), ...(promptScores ? { promptScores } : {}) }, attempts: res.attempts };
   } catch (e) {
@@ -57,22 +62,44 @@ export interface StreamProgress {
   onTokens(count: number): void;
 }
 
+export interface StreamedThenCancelled {
+  /** Tokens streamed before the client went away (or in all, when the server finished first). */
+  tokens: number;
+  /** False when the server finished the completion before the cancel could land. */
+  cancelled: boolean;
+  /** How the tokens were counted (stream-tokens.ts). */
+  countedBy?: CountedBy;
+  /** Streamed events: fewer than tokens when the server sends several tokens per event. */
+  events: number;
+}
+
 /**
- * Streams `r` and disconnects after `r.cancelAfterTokens` tokens. Resolves with how many tokens
- * arrived and whether the cancel happened before the server finished on its own.
+ * Streams `r` and disconnects once `r.cancelAfterTokens` tokens arrived — tokens, not events: one
+ * event may carry several tokens or the whole completion. An event that reaches the count and
+ * also ends the completion means the server finished before the cancel could land, and says so.
  */
 export async function streamThenCancel(
-  client: ProbeClient,
-  model: string | undefined,
+  api: ServerApi,
   r: TraceRequest,
   progress: StreamProgress,
   signal?: AbortSignal,
-): Promise<CallResult<{ tokens: number; cancelled: boolean }>> {
+): Promise<CallResult<StreamedThenCancelled>> {
+  const { client, model } = api;
   const stop = new AbortController();
   const onOuter = () => stop.abort();
   signal?.addEventListener('abort', onOuter, { once: true });
   const body = { ...generationRequest(model, r.prompt, { maxTokens: r.maxTokens, logprobs: 0, seed: 0 }), stream: true };
-  let tokens = 0;
+  const counter = new StreamTokenCounter(async (text) => {
+    const t = await api.tokenize(text, stop.signal, { addSpecialTokens: false });
+    if (!t.ok) throw new Error(`counting streamed text with /tokenize: ${t.error}`);
+    return t.value.length;
+  });
+  let events = 0;
+  const result = (cancelled: boolean): CallResult<StreamedThenCancelled> => ({
+    ok: true,
+    value: { tokens: counter.tokens, cancelled, events, ...(counter.countedBy ? { countedBy: counter.countedBy } : {}) },
+    attempts: [],
+  });
   try {
     const res = await fetch(`${client.baseUrl}/v1/completions`, {
       method: 'POST',
@@ -81,27 +108,25 @@ export async function streamThenCancel(
       signal: stop.signal,
     });
     if (!res.ok || !res.body) return { ok: false, error: `POST /v1/completions (stream): HTTP ${res.status}`, attempts: [] };
-    const decoder = new TextDecoder();
-    let buffered = '';
-    for await (const chunk of res.body) {
-      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
-      const events = buffered.split('\n\n');
-      buffered = events.pop() ?? '';
-      for (const e of events) {
-        const data = e.replace(/^data: ?/, '').trim();
-        if (!data || data === '[DONE]') continue;
-        tokens++;
-        progress.onTokens(tokens);
-        if (tokens >= (r.cancelAfterTokens ?? Infinity)) {
-          stop.abort();
-          return { ok: true, value: { tokens, cancelled: true }, attempts: [] };
-        }
+    for await (const event of streamedEvents(res.body as AsyncIterable<Uint8Array>)) {
+      events++;
+      const e = await counter.add(event);
+      if (e.error) {
+        stop.abort();
+        return { ok: false, error: `POST /v1/completions (stream): ${client.redact(e.error)}`, attempts: [] };
+      }
+      progress.onTokens(counter.tokens);
+      if (counter.finished) break;
+      if (counter.tokens >= (r.cancelAfterTokens ?? Infinity)) {
+        stop.abort();
+        return result(true);
       }
     }
-    return { ok: true, value: { tokens, cancelled: false }, attempts: [] };
+    stop.abort();
+    return result(false);
   } catch (e) {
-    if (stop.signal.aborted && !signal?.aborted) return { ok: true, value: { tokens, cancelled: true }, attempts: [] };
-    return { ok: false, error: `POST /v1/completions (stream): ${(e as Error).message}`, attempts: [] };
+    if (stop.signal.aborted && !signal?.aborted && counter.tokens >= (r.cancelAfterTokens ?? Infinity)) return result(true);
+    return { ok: false, error: `POST /v1/completions (stream): ${client.redact((e as Error).message)}`, attempts: [] };
   } finally {
     signal?.removeEventListener('abort', onOuter);
   }

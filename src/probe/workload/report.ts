@@ -7,6 +7,8 @@ import type { PromptLogprobComparison } from '../../oracle/prompt-logprobs.js';
 import type { SequentialState } from '../../oracle/stats.js';
 import type { EndpointVerdict } from '../../oracle/stats.js';
 import type { RequestJudgement } from '../../oracle/verdict.js';
+import { formatCapabilities, type CapabilityReport } from '../capabilities.js';
+import type { CountedBy } from '../stream-tokens.js';
 import type { KvCapacity } from './capacity.js';
 import type { WorkloadFeature, WorkloadTrace } from './trace.js';
 
@@ -23,6 +25,10 @@ export interface WorkloadRecord {
   errors: string[];
   judgement?: RequestJudgement;
   promptLogprobs?: PromptLogprobComparison;
+  /** Why the request started although its trigger never fired (the request it waited on ended first). */
+  started?: string;
+  /** A streamed-then-cancelled request: tokens and events seen (several tokens per event on some servers). */
+  streamed?: { tokens: number; events: number; countedBy?: CountedBy };
 }
 
 export interface FeatureShare {
@@ -38,6 +44,8 @@ export interface WorkloadReport {
   target: { url: string; model?: string };
   reference: { url: string; model?: string };
   capacity: KvCapacity & { source: 'metrics' | 'assumed' };
+  /** What each server answered to the capability check before the trace (capabilities.ts). */
+  capabilities: { target: CapabilityReport; reference: CapabilityReport };
   settings: { seed: number; rounds: number; maxTokens: number; logprobs: number; replayed: boolean };
   counts: Record<WorkloadOutcome, number> & { planned: number; judged: number; notRun: number };
   sequential: SequentialState;
@@ -87,5 +95,8 @@ export function formatWorkloadReport(r: WorkloadReport): string {
   for (const q of r.requests.filter((x) => x.outcome === 'failed' || x.outcome === 'cut-off').slice(0, 5))
     lines.push(`  ${q.outcome} ${q.id}: ${q.errors.join('; ')}`);
   for (const n of r.notes) lines.push(`  note: ${n}`);
+  lines.push(...formatCapabilities('target', r.capabilities.target));
+  const lacking = r.capabilities.reference.checks.filter((x) => x.support === 'no');
+  if (lacking.length) lines.push(...formatCapabilities('reference', { ...r.capabilities.reference, checks: lacking }));
   return lines.join('\n') + '\n';
 }

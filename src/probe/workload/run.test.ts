@@ -1,9 +1,9 @@
 /**
- * The workload run's verdict when the trace could not be served as written: failed requests and
- * requests cut off (their condition never held) never count as clean, and CLEAN is then impossible.
- * The in-process fake answers `stream: true` with one JSON body (it does not stream), so the
- * neighbours waiting for the cancelled request's tokens are cut off — the case a server that
- * buffers its stream would make.
+ * The workload run against servers that cannot serve the trace as written. The in-process fake
+ * answers `stream: true` with one JSON body (the whole completion in one event, as a server that
+ * buffers its stream does) and has no n > 1: the capability check says so before the trace, the
+ * parallel family is left out, and the cancel family's waiters are released with the reason. Failed
+ * requests never count as clean, and CLEAN is then impossible.
  */
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,24 +18,32 @@ before(() => {
   lm = trainByteNgram(corpus, 5);
 });
 
-async function probeFakes(candidate: Partial<FakeServerOptions>) {
+async function probeFakes(candidate: Partial<FakeServerOptions>, rounds = 2) {
   const [r, c] = await Promise.all([startFakeServer({ lm, maxModelLen: 256 }), startFakeServer({ lm, maxModelLen: 256, ...candidate })]);
   try {
-    return await runWorkload({ target: { url: c.url }, reference: { url: r.url }, corpus, rounds: 2, maxTokens: 8, seed: 1, logprobs: 3, pageSize: 16, client: { maxRetries: 0, backoffBaseMs: 1 } });
+    return await runWorkload({ target: { url: c.url }, reference: { url: r.url }, corpus, rounds, maxTokens: 8, seed: 1, logprobs: 3, pageSize: 16, client: { maxRetries: 0, backoffBaseMs: 1 } });
   } finally {
     await Promise.all([r.close(), c.close()]);
   }
 }
 
-test('requests cut off by the trace (a stream that never streams): INCONCLUSIVE, never CLEAN, and the report says why', async () => {
-  const report = await probeFakes({});
-  assert.equal(report.verdict, 'INCONCLUSIVE');
-  assert.ok(report.counts['cut-off'] >= 2, JSON.stringify(report.counts));
+test('a server that ignores stream (one JSON body) and has no n > 1: the cancel family is released, the parallel family left out, said before the trace; CLEAN', async () => {
+  const report = await probeFakes({}, 3);
+  assert.equal(report.verdict, 'CLEAN', report.reason);
+  assert.equal(report.counts['cut-off'], 0, JSON.stringify(report.counts));
   assert.equal(report.counts.corrupt, 0);
-  assert.ok(report.counts.identical > 12, 'the rest of the trace was judged, identical');
-  assert.match(report.notes.join('\n'), /does not report vllm:cache_config_info/);
+  const notes = report.notes.join('\n');
+  assert.match(notes, /r0-cancelled finished after 64 token\(s\) in 1 streamed event\(s\), before the trace could cancel it/);
+  assert.match(notes, /request\(s\) started without their trigger/);
+  assert.match(notes, /the parallel family is left out \(it sends one request with n = 3 choices\): the target has no parallel-sampling/);
+  assert.match(notes, /does not report vllm:cache_config_info/);
   assert.equal(report.capacity.source, 'assumed');
-  assert.ok(report.requests.some((q) => q.outcome === 'cut-off' && /never reached "tokens"/.test(q.errors[0])));
+  assert.ok(report.trace.rounds.flat().every((q) => q.n === undefined), 'no parallel request was sent');
+  const support = Object.fromEntries(report.capabilities.target.checks.map((c) => [c.name, c.support]));
+  assert.deepEqual(support, { 'token-id-generation': 'yes', logprobs: 'yes', 'ignore-eos': 'unverified', 'min-tokens': 'unverified', 'prompt-logprobs': 'yes', 'parallel-sampling': 'no', streaming: 'yes', 'kv-capacity': 'no' });
+  assert.deepEqual(report.capabilities.target.stream, { tokens: 8, events: 1, countedBy: 'logprobs' });
+  const taker = report.requests.find((q) => q.id === 'r0-taker-0')!;
+  assert.match(taker.started ?? '', /before the cancel could land/);
 });
 
 test('failed requests on the target: recorded with their error, INCONCLUSIVE', async () => {

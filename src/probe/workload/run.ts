@@ -6,6 +6,7 @@
  * Failed or cut-off requests never count as clean, and any of them rules CLEAN out.
  */
 import { UserError } from '../../core/errors.js';
+import { commonLength } from '../early-stop.js';
 import { comparePromptLogprobs } from '../../oracle/prompt-logprobs.js';
 import { DEFAULT_MARGIN_POLICY, RunningMargin } from '../../oracle/margin.js';
 import { DEFAULT_SEQUENTIAL, SequentialTest, type SequentialPolicy } from '../../oracle/stats.js';
@@ -13,11 +14,12 @@ import { judgeRequest } from '../../oracle/verdict.js';
 import { ProbeClient, RetryBudget, type ClientOptions } from '../client.js';
 import { ServerApi } from '../server-api.js';
 import type { Endpoint } from '../types.js';
-import { parseCacheConfig, type KvCapacity } from './capacity.js';
 import { exchange } from './exchange.js';
 import { featureShares, type WorkloadOutcome, type WorkloadRecord, type WorkloadReport } from './report.js';
 import { runRound, type RoundOutcome } from './schedule.js';
-import { buildTrace, type TraceRequest, type WorkloadTrace } from './trace.js';
+import { buildTrace, familiesUsed, type TraceRequest, type WorkloadTrace } from './trace.js';
+import { checkCapabilities, type CapabilityReport } from '../capabilities.js';
+import { requireForReplay, workloadFamilies } from '../suite-needs.js';
 
 export interface WorkloadConfig {
   target: Endpoint;
@@ -41,16 +43,6 @@ export interface WorkloadConfig {
 const api = (e: Endpoint, c: WorkloadConfig, budget: RetryBudget, offset: number) =>
   new ServerApi(new ProbeClient({ baseUrl: e.url, apiKey: e.apiKey, budget, seed: c.seed + offset, ...c.client }));
 
-async function readCapacity(target: ServerApi): Promise<KvCapacity | undefined> {
-  try {
-    const auth = target.client.authHeader;
-    const res = await fetch(`${target.client.baseUrl}/metrics`, { headers: auth ? { authorization: auth } : {}, signal: AbortSignal.timeout(10_000) });
-    return res.ok ? parseCacheConfig(await res.text()) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function tokenPool(reference: ServerApi, corpus: string, seed: number): Promise<number[]> {
   const at = corpus.length > 30_000 ? (seed * 104_729) % (corpus.length - 30_000) : 0;
   const r = await reference.tokenize(corpus.slice(at, at + 30_000));
@@ -72,15 +64,19 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       const r = await s.resolveModel(c.signal);
       if (!r.ok) throw new UserError(`the ${name} at ${s.url} does not answer GET /v1/models: ${r.error}`, { hint: 'is the server up, and is the URL its base (http://host:port)?' });
     }
-    const measured = await readCapacity(target);
+    const capabilities = await askCapabilities(target, reference, c);
+    const families = workloadFamilies({ target: { url: target.url, report: capabilities.target }, reference: { url: reference.url, report: capabilities.reference } });
+    if (c.replay) requireForReplay(familiesUsed(c.replay), families.leftOut, families.notes);
+    notes.push(...families.notes);
+    const measured = capabilities.target.capacity;
     const maxModelLen = Math.min(target.maxModelLen ?? 2048, reference.maxModelLen ?? 2048);
     const capacity = c.replay?.capacity ?? measured ?? { blockSize: c.pageSize, numGpuBlocks: Math.ceil((2 * maxModelLen) / c.pageSize) };
     if (!c.replay && !measured)
-      notes.push(`the target does not report vllm:cache_config_info on /metrics: bursts are sized for ${capacity.numGpuBlocks} blocks of ${capacity.blockSize}, which may not exhaust its cache`);
+      notes.push(`the target does not report vllm:cache_config_info on /metrics: bursts are sized for ${capacity.numGpuBlocks} blocks of ${capacity.blockSize} (twice max_model_len ${maxModelLen}), which may not exhaust its cache`);
     if (measured?.prefixCaching === false) notes.push('the target reports prefix caching off: prefix-hit requests exercise no cache');
     const trace =
       c.replay ??
-      buildTrace({ capacity, maxModelLen, maxTokens: c.maxTokens, seed: c.seed, rounds: c.rounds, pool: await tokenPool(reference, c.corpus, c.seed) });
+      buildTrace({ capacity, maxModelLen, maxTokens: c.maxTokens, seed: c.seed, rounds: c.rounds, pool: await tokenPool(reference, c.corpus, c.seed), leaveOut: families.leftOut });
     const sequential = new SequentialTest({ ...DEFAULT_SEQUENTIAL, maxFailedRequests: 0, ...c.sequential });
     const margins = new RunningMargin(DEFAULT_MARGIN_POLICY, c.window);
     const records: WorkloadRecord[] = [];
@@ -102,6 +98,7 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
         }
       c.onProgress?.(round + 1, trace.rounds.length, sequential.current.judged, sequential.current.corrupt);
     }
+    notes.push(...streamingNotes(records));
     let final = sequential.current.verdict === 'continue' ? sequential.finish() : { ...sequential.current };
     const lost = records.filter((r) => r.outcome === 'failed' || r.outcome === 'cut-off').length;
     if (final.verdict === 'CLEAN' && lost > 0)
@@ -120,6 +117,7 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
       target: { url: target.url, model: target.model },
       reference: { url: reference.url, model: reference.model },
       capacity: { ...capacity, source: c.replay || measured ? 'metrics' : 'assumed' },
+      capabilities,
       settings: { seed: trace.seed, rounds: roundsRun, maxTokens: c.maxTokens, logprobs: c.logprobs, replayed: c.replay !== undefined },
       counts: {
         planned,
@@ -144,6 +142,17 @@ export async function runWorkload(c: WorkloadConfig): Promise<WorkloadReport> {
     await target.client.close();
     await reference.client.close();
   }
+}
+
+/** Both servers' capabilities, asked on a short prompt of the reference's tokens. */
+async function askCapabilities(target: ServerApi, reference: ServerApi, c: WorkloadConfig): Promise<{ target: CapabilityReport; reference: CapabilityReport }> {
+  const t = await reference.tokenize(c.corpus.slice(0, 400));
+  if (!t.ok) throw new UserError(`could not tokenize the prompt text on the reference: ${t.error}`);
+  const o = { prompt: t.value.slice(0, 24), logprobs: c.logprobs, seed: c.seed, signal: c.signal };
+  return {
+    target: await checkCapabilities(c.target, target, { ...o, scope: 'workload' }),
+    reference: await checkCapabilities(c.reference, reference, { ...o, scope: 'workload-reference' }),
+  };
 }
 
 /** What judges each request: the reference that runs it alone, the running margin, the run's settings. */
@@ -179,28 +188,52 @@ async function judgeOne(q: TraceRequest, round: number, got: RoundOutcome | unde
   if (!got) return record(q, round, 'cut-off', { errors: ['never started'] });
   if (got.kind === 'cut-off') return record(q, round, 'cut-off', { errors: [got.reason] });
   if (got.kind === 'failed') return record(q, round, 'failed', { errors: [`target: ${got.error}`] });
-  if (got.kind === 'cancelled')
-    return { ...record(q, round, 'cancelled'), ...(got.cancelled ? {} : { notes: `${q.id} finished after ${got.tokens} tokens, before the trace could cancel it` }) };
+  const started = got.released ? { started: `started when ${got.released}` } : {};
+  if (got.kind === 'cancelled') {
+    const streamed = { streamed: { tokens: got.tokens, events: got.events, ...(got.countedBy ? { countedBy: got.countedBy } : {}) } };
+    const finishedFirst = `${q.id} finished after ${got.tokens} token(s) in ${got.events} streamed event(s), before the trace could cancel it`;
+    return { ...record(q, round, 'cancelled', { ...started, ...streamed }), ...(got.cancelled ? {} : { notes: finishedFirst }) };
+  }
   if (!got.result.ok) return record(q, round, 'failed', { errors: [`target: ${got.result.error}`] });
   const cand = got.result.value;
   const alone = await exchange(reference, q, c.logprobs, seed, c.signal);
   if (!alone.ok) return record(q, round, 'failed', { errors: [`reference: ${alone.error}`] });
   const ref = alone.value;
-  const differ = ref.generation.tokens.some((t, i) => t !== cand.generation.tokens[i]);
-  const scores = differ ? await reference.score(q.prompt, cand.generation.tokens, c.logprobs, seed, c.signal) : undefined;
+  const common = commonLength(ref.generation, cand.generation, q.maxTokens);
+  const differ = common.reference.tokens.some((t, i) => t !== common.candidate.tokens[i]);
+  const scores = differ ? await reference.score(q.prompt, common.candidate.tokens, c.logprobs, seed, c.signal) : undefined;
   if (scores && !scores.ok) return record(q, round, 'failed', { errors: [`reference scoring: ${scores.error}`] });
-  const judgement = judgeRequest({
-    reference: ref.generation,
-    candidate: cand.generation,
+  const judged = judgeRequest({
+    reference: common.reference,
+    candidate: common.candidate,
     scores: scores?.value,
     promptLength: q.prompt.length,
     frame: { window: c.window, pageSize: c.pageSize },
-    margin: margins.next(ref.generation, cand.generation, q.prompt.length),
+    margin: margins.next(common.reference, common.candidate, q.prompt.length),
   });
+  const judgement = common.note ? { ...judged, notes: [...judged.notes, common.note] } : judged;
   const plp = ref.promptScores && cand.promptScores ? comparePromptLogprobs(ref.promptScores, cand.promptScores) : undefined;
   const reasons = [...judgement.reasons];
   if (plp?.corrupt)
     reasons.push(`prompt_logprobs differ from the request alone at ${plp.offCount} of ${plp.compared} positions (first ${plp.offPositions.join(', ')}; up to ${plp.maxDelta.toFixed(2)} nats)`);
   const outcome: WorkloadOutcome = plp?.corrupt ? 'corrupt' : (judgement.verdict as WorkloadOutcome);
-  return record(q, round, outcome, { judgement, reasons, ...(plp ? { promptLogprobs: plp } : {}) });
+  return record(q, round, outcome, { judgement, reasons, ...started, ...(plp ? { promptLogprobs: plp } : {}) });
+}
+
+/** What the stream said about the server: several tokens per event, and triggers that never fired. */
+function streamingNotes(records: readonly WorkloadRecord[]): string[] {
+  const out: string[] = [];
+  const streamed = records.filter((r) => r.streamed);
+  const grouped = streamed.filter((r) => r.streamed!.events < r.streamed!.tokens);
+  if (grouped.length > 0) {
+    const s = grouped[0].streamed!;
+    out.push(`the target streams several tokens per event (${grouped[0].id}: ${s.tokens} tokens in ${s.events} event(s), counted by ${s.countedBy ?? 'token ids'}): start conditions count tokens, not events`);
+  }
+  const early = records.filter((r) => r.judgement?.notes.some((n) => n.includes('end-of-sequence')));
+  if (early.length > 0)
+    out.push(`${early.length} generation(s) stopped at the end-of-sequence token before max_tokens (${early[0].id}: ${early[0].judgement!.notes.find((n) => n.includes('end-of-sequence'))}); each was judged on the tokens both sides returned`);
+  const started = records.filter((r) => r.started);
+  if (started.length > 0)
+    out.push(`${started.length} request(s) started without their trigger, because the request they waited on ended first (${started[0].id}: ${started[0].started}); the state they were to meet may not have been reached`);
+  return out;
 }

@@ -18,6 +18,7 @@
  */
 import { UserError } from '../../core/errors.js';
 import { createRng, type Rng } from '../../core/rng.js';
+import type { OptionalFamily } from '../suite-needs.js';
 import type { KvCapacity } from './capacity.js';
 
 /** What a request's state had: the report groups corrupt requests by these. */
@@ -81,6 +82,8 @@ export interface TraceShape {
   rounds: number;
   /** Token ids the prompts are cut from (the server's own tokens of held-out prose). */
   pool: readonly number[];
+  /** Families a server cannot answer (suite-needs.ts), left out of every round. */
+  leaveOut?: readonly OptionalFamily[];
 }
 
 /** Tokens the cancelled request streams before its client goes away. */
@@ -122,6 +125,7 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
   const jitter = () => rng.int(15);
   const tag = aligned ? [] : (['unaligned-prefix'] as WorkloadFeature[]);
   const id = (name: string) => `r${round}-${name}`;
+  const leave = new Set(s.leaveOut ?? []);
   const out: TraceRequest[] = [];
   const add = (r: Omit<TraceRequest, 'id' | 'delayMs'> & { name: string }) => {
     const { name, ...rest } = r;
@@ -139,30 +143,38 @@ export function buildRound(s: TraceShape, round: number): TraceRequest[] {
   add({ name: 'evict-again-0', prompt: [...x, ...cut(6)], maxTokens: gen, start: afterBurst, features: ['prefix-hit', 'after-eviction', ...tag] });
   add({ name: 'evict-again-1', prompt: [...x, ...cut(7)], maxTokens: gen, start: [{ after: id('evict-again-0'), event: 'done' }], features: ['prefix-hit', 'after-eviction', ...tag] });
 
-  // cancel family
-  const p = cut(prefixLen());
-  const cancelGen = Math.min(longest - p.length - 8, 8 * CANCEL_AFTER_TOKENS);
-  // the families follow one another: another family's traffic in between would make which block a
-  // request gets depend on timing, and a replay would not corrupt the same requests
-  add({ name: 'cancelled', prompt: [...p, ...cut(3)], maxTokens: cancelGen, cancelAfterTokens: CANCEL_AFTER_TOKENS, start: [{ after: id('evict-again-1'), event: 'done' }], features: [...tag] });
-  const neighbourGen = Math.min(longest - p.length - 8, Math.max(gen, 4 * CANCEL_AFTER_TOKENS));
-  for (const [i, k] of [2, 3].entries())
-    add({ name: `neighbour-${i}`, prompt: [...p, ...cut(4 + i)], maxTokens: neighbourGen, start: [{ after: id('cancelled'), event: 'tokens', tokens: k }], features: ['prefix-hit', 'cancelled-neighbour', ...tag] });
-  for (let i = 0; i < 2; i++)
-    add({ name: `taker-${i}`, prompt: cut(4 * B), maxTokens: SHORT_GEN, start: [{ after: id('cancelled'), event: 'cancelled' }], features: ['after-cancel'] });
+  // each family starts when the one before it is done
+  let previous: StartCondition[] = [{ after: id('evict-again-1'), event: 'done' }];
+  if (!leave.has('cancel')) {
+    // cancel family
+    const p = cut(prefixLen());
+    const cancelGen = Math.min(longest - p.length - 8, 8 * CANCEL_AFTER_TOKENS);
+    // the families follow one another: another family's traffic in between would make which block a
+    // request gets depend on timing, and a replay would not corrupt the same requests
+    add({ name: 'cancelled', prompt: [...p, ...cut(3)], maxTokens: cancelGen, cancelAfterTokens: CANCEL_AFTER_TOKENS, start: previous, features: [...tag] });
+    const neighbourGen = Math.min(longest - p.length - 8, Math.max(gen, 4 * CANCEL_AFTER_TOKENS));
+    for (const [i, k] of [2, 3].entries())
+      add({ name: `neighbour-${i}`, prompt: [...p, ...cut(4 + i)], maxTokens: neighbourGen, start: [{ after: id('cancelled'), event: 'tokens', tokens: k }], features: ['prefix-hit', 'cancelled-neighbour', ...tag] });
+    for (let i = 0; i < 2; i++)
+      add({ name: `taker-${i}`, prompt: cut(4 * B), maxTokens: SHORT_GEN, start: [{ after: id('cancelled'), event: 'cancelled' }], features: ['after-cancel'] });
+    previous = ['neighbour-0', 'neighbour-1', 'taker-0', 'taker-1'].map((n) => ({ after: id(n), event: 'done' }));
+  }
 
-  // prompt-logprobs family: as long as fits, so a server with a step token budget chunks it
-  const q = cut(Math.min(longest - SHORT_GEN, 1024));
-  const afterCancelFamily: StartCondition[] = ['neighbour-0', 'neighbour-1', 'taker-0', 'taker-1'].map((n) => ({ after: id(n), event: 'done' }));
-  add({ name: 'plp-first', prompt: q, maxTokens: SHORT_GEN, promptLogprobs: true, start: afterCancelFamily, features: ['prompt-logprobs'] });
-  const shared = q.slice(0, q.length - (q.length % B) - B);
-  add({ name: 'plp-hit', prompt: [...shared, ...cut(q.length - shared.length)], maxTokens: SHORT_GEN, promptLogprobs: true, start: [{ after: id('plp-first'), event: 'done' }], features: ['prompt-logprobs', 'prefix-hit'] });
+  if (!leave.has('prompt-logprobs')) {
+    // prompt-logprobs family: as long as fits, so a server with a step token budget chunks it
+    const q = cut(Math.min(longest - SHORT_GEN, 1024));
+    add({ name: 'plp-first', prompt: q, maxTokens: SHORT_GEN, promptLogprobs: true, start: previous, features: ['prompt-logprobs'] });
+    const shared = q.slice(0, q.length - (q.length % B) - B);
+    add({ name: 'plp-hit', prompt: [...shared, ...cut(q.length - shared.length)], maxTokens: SHORT_GEN, promptLogprobs: true, start: [{ after: id('plp-first'), event: 'done' }], features: ['prompt-logprobs', 'prefix-hit'] });
+    previous = [{ after: id('plp-hit'), event: 'done' }];
+  }
 
   // parallel-sampling family: the choices share three full prompt blocks; each choice's own last
   // block never fills (1 prompt token + a short generation), so the identical tokens the choices
   // generate never make same-key blocks whose registration order would depend on timing, and a
   // replay leaves the cache as the first run did
-  add({ name: 'parallel', prompt: cut(3 * B + 1), maxTokens: Math.max(1, Math.min(SHORT_GEN, B - 2)), n: PARALLEL_CHOICES, start: [{ after: id('plp-hit'), event: 'done' }], features: ['parallel-sampling'] });
+  if (!leave.has('parallel'))
+    add({ name: 'parallel', prompt: cut(3 * B + 1), maxTokens: Math.max(1, Math.min(SHORT_GEN, B - 2)), n: PARALLEL_CHOICES, start: previous, features: ['parallel-sampling'] });
   return out;
 }
 
@@ -176,4 +188,15 @@ export function buildTrace(s: TraceShape): WorkloadTrace {
     maxModelLen: s.maxModelLen,
     rounds: Array.from({ length: s.rounds }, (_, r) => buildRound(s, r)),
   };
+}
+
+/** The optional families a trace's requests use (a replay needs the servers to answer them). */
+export function familiesUsed(trace: WorkloadTrace): Set<OptionalFamily> {
+  const used = new Set<OptionalFamily>();
+  for (const q of trace.rounds.flat()) {
+    if (q.cancelAfterTokens !== undefined) used.add('cancel');
+    if (q.promptLogprobs) used.add('prompt-logprobs');
+    if (q.n !== undefined) used.add('parallel');
+  }
+  return used;
 }

@@ -12,6 +12,7 @@ import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { choicePlans, collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
 import { mergeTagged } from '../merge.js';
+import { regroupDeltas } from '../stream-interval.js';
 import { newRequestId, readJson, unixNow } from '../http-body.js';
 import { chatLogprobs, promptLogprobsJson, TokenNames } from '../logprobs-format.js';
 import { chatSchema, parseBody, type ChatBody } from '../request-fields.js';
@@ -82,7 +83,7 @@ async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], o: Cha
     if (o.echoText) yield chunk(i, { content: o.echoText }, null);
   }
   let completion = 0;
-  for await (const { index, value: d } of mergeTagged(plans.map((p) => runGeneration(ctx, p, signal)))) {
+  for await (const { index, value: d } of mergeTagged(plans.map((p) => regroupDeltas(runGeneration(ctx, p, signal), ctx.streamInterval)))) {
     completion += d.tokens.length;
     if (!d.text && !d.tokens.length && !d.finish) continue;
     const lp = o.logprobs && d.tokens.length ? { content: chatLogprobs(o.names, d.tokens, o.topLogprobs) } : null;

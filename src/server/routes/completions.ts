@@ -6,12 +6,13 @@
  */
 import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
-import { withoutVllmExtensions } from '../api-shape.js';
+import { withoutVllmExtensions, withQuirks } from '../api-shape.js';
 import { badRequest } from '../errors.js';
 import { choicePlans, collectGeneration, ensureReady, planGeneration, runGeneration, type GenerationPlan } from '../generation.js';
 import { newRequestId, readJson, unixNow } from '../http-body.js';
 import { CompletionLogprobsBuilder, emptyCompletionLogprobs, promptLogprobsJson, TokenNames } from '../logprobs-format.js';
 import { mergeTagged } from '../merge.js';
+import { regroupDeltas } from '../stream-interval.js';
 import { completionSchema, parseBody, type CompletionBody } from '../request-fields.js';
 import { sseResponse } from '../sse.js';
 
@@ -37,7 +38,7 @@ function prompts(ctx: ServerContext, body: CompletionBody): Prompt[] {
 
 export function registerCompletions(app: Hono, ctx: ServerContext): void {
   app.post('/v1/completions', async (c) => {
-    const body = withoutVllmExtensions(ctx.apiShape, parseBody(completionSchema, await readJson(c)));
+    const body = withQuirks(ctx.quirks, withoutVllmExtensions(ctx.apiShape, parseBody(completionSchema, await readJson(c))));
     const echo = body.echo ?? false;
     const maxTokens = body.max_tokens ?? 16;
     if (maxTokens === 0 && !echo) throw badRequest('max_tokens must be at least 1 (0 is only meaningful with echo: score the prompt)', 'max_tokens');
@@ -107,7 +108,7 @@ async function* streamChunks(ctx: ServerContext, plans: GenerationPlan[], prompt
     ...o.head,
     choices: [{ index, text, logprobs, finish_reason: finish?.reason ?? null, stop_reason: finish ? finish.stopReason : null }],
   });
-  for await (const { index, value: d } of mergeTagged(plans.map((p) => runGeneration(ctx, p, signal)))) {
+  for await (const { index, value: d } of mergeTagged(plans.map((p) => regroupDeltas(runGeneration(ctx, p, signal), ctx.streamInterval)))) {
     let text = '';
     const lp = o.logprobs === null ? null : emptyCompletionLogprobs();
     if (!echoed[index]) {

@@ -5,6 +5,7 @@
  */
 import type { Hono } from 'hono';
 import type { ServerContext } from '../context.js';
+import { metricsWithQuirks } from '../api-shape.js';
 import { errorBody } from '../errors.js';
 import { renderMetrics } from '../metrics.js';
 import { VERSION } from '../../core/version.js';
@@ -29,5 +30,5 @@ export function registerInfo(app: Hono, ctx: ServerContext): void {
     }),
   );
   app.get('/version', (c) => c.json({ version: VERSION }));
-  app.get('/metrics', (c) => c.body(renderMetrics(ctx), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
+  app.get('/metrics', (c) => c.body(metricsWithQuirks(ctx.quirks, renderMetrics(ctx)), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
 }

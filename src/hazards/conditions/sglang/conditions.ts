@@ -9,7 +9,12 @@ import type { Condition, ConditionResult } from '../../hazard.js';
 import { said, sglArg, type SglangValue } from './args.js';
 
 /** A condition on one argument's value; a value SGLang chose from a fact the launch does not show answers unknown. */
-function onArg(name: string, field: string, description: string, judge: (v: SglangValue, d: Deployment) => ConditionResult): Condition {
+function onArg(
+  name: string,
+  field: string,
+  description: string,
+  judge: (v: SglangValue, d: Deployment) => ConditionResult,
+): Condition {
   return {
     name,
     description,
@@ -34,7 +39,12 @@ export function notDisabled(name: string, field: string, description: string): C
   return onArg(name, field, description, (v, d) =>
     v.value === true
       ? { status: 'not-met', detail: said(field, v), at: v.at }
-      : { status: 'met', detail: `--${field.replace(/_/g, '-')} is not given, so it is on`, at: d.at },
+      : {
+          status: 'met',
+          detail: `--${field.replace(/_/g, '-')} is not given, so it is on`,
+          at: d.at,
+          byDefault: v.source === 'default',
+        },
   );
 }
 
@@ -48,10 +58,14 @@ export function argIn(
   const wanted = values.map(String);
   return onArg(name, field, description, (v) => {
     const text = v.value === null || v.value === undefined ? undefined : String(v.value);
-    if (text !== undefined && wanted.includes(text)) return { status: 'met', detail: said(field, v), at: v.at };
+    if (text !== undefined && wanted.includes(text))
+      return { status: 'met', detail: said(field, v), at: v.at };
     return {
       status: 'not-met',
-      detail: text === undefined ? `--${field.replace(/_/g, '-')} is not set` : `${said(field, v)} is not ${wanted.join(' / ')}`,
+      detail:
+        text === undefined
+          ? `--${field.replace(/_/g, '-')} is not set`
+          : `${said(field, v)} is not ${wanted.join(' / ')}`,
       at: v.at,
     };
   });
@@ -127,7 +141,11 @@ export function intAbove(name: string, field: string, floor: number, description
   return onArg(name, field, description, (v) => {
     const n = typeof v.value === 'number' ? v.value : Number(v.value ?? NaN);
     if (!Number.isFinite(n))
-      return { status: 'unknown', detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`, at: v.at };
+      return {
+        status: 'unknown',
+        detail: `--${field.replace(/_/g, '-')} ${String(v.value)} is not a number`,
+        at: v.at,
+      };
     return n > floor
       ? { status: 'met', detail: said(field, v), at: v.at }
       : { status: 'not-met', detail: `${said(field, v)} is not above ${floor}`, at: v.at };

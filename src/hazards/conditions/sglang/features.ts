@@ -94,7 +94,9 @@ export function notFp8KvCache(): Condition {
     check(d: Deployment): ConditionResult {
       const r = fp8.check(d);
       if (r.status === 'unknown') return r;
-      return { ...r, status: r.status === 'met' ? 'not-met' : 'met' };
+      if (r.status === 'met') return { ...r, status: 'not-met' };
+      // SGLang's own auto: every launch that names no KV dtype has it.
+      return { ...r, status: 'met', byDefault: sglArg(d, 'kv_cache_dtype').source === 'default' };
     },
   };
 }

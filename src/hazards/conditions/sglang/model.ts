@@ -21,6 +21,7 @@ export interface ModelMatcher {
 export function modelIs(name: string, description: string, m: ModelMatcher): Condition {
   return {
     name,
+    role: 'fact',
     description,
     check(d: Deployment): ConditionResult {
       const f = d.modelFacts;
@@ -48,6 +49,7 @@ const AMD_BACKENDS = ['aiter', 'wave'];
 export function amdGpu(): Condition {
   return {
     name: 'amd-gpu',
+    role: 'fact',
     description: 'the server runs on AMD GPUs (ROCm)',
     check(d: Deployment): ConditionResult {
       if (d.gpu?.value.vendor === 'amd' || d.platform?.value === 'rocm')
