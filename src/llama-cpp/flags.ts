@@ -14,6 +14,7 @@ import {
   type FlashAttn,
   type LlamaCppOptions,
 } from './options.js';
+import { parsePlantedFaults } from './planted-faults.js';
 
 type Kind = 'int' | 'string' | 'bool' | 'number';
 interface Flag {
@@ -123,6 +124,12 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
     names: ['--draft-p-min'],
     kind: 'number',
     help: "drafting stops at a token the draft gives less probability (default 0.6, node-llama-cpp's; 0: always draft)",
+  },
+  {
+    dest: 'planted_fault',
+    names: ['--planted-fault'],
+    kind: 'string',
+    help: 'a fault planted on purpose, for calibration: wrong-token:EVERY:FROM or stale-prefix:BLOCK (comma-separate several)',
   },
   {
     dest: 'threads',
@@ -247,6 +254,10 @@ export function parseLlamaCppArgv(
     draftMin: int('draft_min', DEFAULT_OPTIONS.draftMin, 0),
     draftPMin: probability('draft_p_min', DEFAULT_OPTIONS.draftPMin),
     threads: int('threads', DEFAULT_OPTIONS.threads, 1),
+    plantedFaults:
+      typeof seen.get('planted_fault') === 'string'
+        ? parsePlantedFaults(seen.get('planted_fault') as string)
+        : {},
   };
   checkOptions(options, () => undefined);
   return {

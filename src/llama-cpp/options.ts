@@ -4,6 +4,7 @@
  * the same effect (research llama-cpp-engine.md §2); what node-llama-cpp cannot set is refused.
  */
 import { UserError, type SourceLocation } from '../core/errors.js';
+import type { PlantedFaults } from './planted-faults.js';
 
 /** KV cache types llama-server accepts for --cache-type-k/-v (llama.cpp v0.4.0 common/arg.cpp kv_cache_types), as node-llama-cpp's GgmlType keys. */
 export const CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'] as const;
@@ -30,6 +31,8 @@ export interface LlamaCppOptions {
   threads: number;
   /** Reuse the longest cached prefix of a free sequence (llama-server's cache_prompt, on by default there too). */
   cacheReuse: boolean;
+  /** Faults planted on purpose (planted-faults.ts); none unless --planted-fault names them. */
+  plantedFaults: PlantedFaults;
 }
 
 export const DEFAULT_OPTIONS: LlamaCppOptions = {
@@ -49,6 +52,7 @@ export const DEFAULT_OPTIONS: LlamaCppOptions = {
   // two threads decode 10–15× slower on the shared 2-core machines (research §7)
   threads: 1,
   cacheReuse: true,
+  plantedFaults: {},
 };
 
 export const isQuantized = (t: CacheType) => t !== 'f32' && t !== 'f16' && t !== 'bf16';

@@ -31,6 +31,7 @@ import type { LlamaCppOptions } from './options.js';
 import { emittedToken, logitsFromProbabilities, promptEntry } from './probabilities.js';
 import type { LlamaCppRuntime } from './runtime.js';
 import { runtimeSamples, type LlamaCppCounters } from './runner-metrics.js';
+import { plantedKeep, plantedToken } from './planted-faults.js';
 
 type Sequence = ReturnType<LlamaCppRuntime['context']['getSequence']>;
 /** node-llama-cpp brands token ids; faultline's are plain numbers of the same vocabulary. */
@@ -233,9 +234,10 @@ export class LlamaCppRunner implements Runner {
   private async alignCache(sequence: Sequence, r: SequenceRequest): Promise<number[]> {
     const prompt = [...r.promptIds];
     const reuse = this.options.cacheReuse && (r.promptLogprobs === null || r.promptLogprobs === undefined);
-    const keep = reuse
+    const shared = reuse
       ? Math.min(sequence.compareContextTokens(asTokens(prompt)).firstDifferentIndex, prompt.length - 1)
       : 0;
+    const keep = plantedKeep(this.options.plantedFaults, shared, sequence.nextTokenIndex, prompt.length);
     // erasing at or below the first cell a sliding-window cache still holds cannot keep the prefix:
     // node-llama-cpp then evaluates the kept tokens again inside the erase (its meter counts them)
     const metered = sequence.tokenMeter.usedInputTokens;
@@ -290,7 +292,13 @@ export class LlamaCppRunner implements Runner {
     let row = rows[rows.length - 1];
     for (;;) {
       if (job.abortedWith) return this.finish(job, job.abortedWith);
-      const id = sampler.pick(row, emitter.count);
+      const id = plantedToken(
+        this.options.plantedFaults,
+        row,
+        sampler.pick(row, emitter.count),
+        sequence.nextTokenIndex,
+        emitter.count,
+      );
       if (emitter.emit(row, id)) return;
       row = (await this.evaluate(sequence, [id], false))[0];
     }

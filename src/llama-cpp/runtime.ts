@@ -11,6 +11,7 @@ import { readGgufHeader, type GgufHeader } from '../gguf/reader.js';
 import { equalShareStrategy, type BatchCounters } from './batch-strategy.js';
 import { loadNodeLlamaCpp, type NodeLlamaCpp } from './binding.js';
 import type { LlamaCppOptions } from './options.js';
+import { plantedFaultsText } from './planted-faults.js';
 
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>;
 type LlamaModel = Awaited<ReturnType<Llama['loadModel']>>;
@@ -177,7 +178,7 @@ export async function openLlamaCpp(modelPath: string, o: LlamaCppOptions): Promi
       );
   }
   const kv = `KV ${o.cacheTypeK}/${o.cacheTypeV}`;
-  const summary = `${basename(modelPath)} (${arch}) · ${o.parallel} sequence(s) of ${context.contextSize} cells · ${kv} · flash-attn ${o.flashAttn} · swa-full ${o.swaFull ? 'on' : 'off'} · batch ${context.batchSize} · context shift ${o.contextShift ? 'on' : 'off'} · threads ${o.threads}${o.modelDraft ? ` · draft ${basename(o.modelDraft)} (≤ ${o.draftMax} tokens)` : ''}`;
+  const summary = `${basename(modelPath)} (${arch}) · ${o.parallel} sequence(s) of ${context.contextSize} cells · ${kv} · flash-attn ${o.flashAttn} · swa-full ${o.swaFull ? 'on' : 'off'} · batch ${context.batchSize} · context shift ${o.contextShift ? 'on' : 'off'} · threads ${o.threads}${o.modelDraft ? ` · draft ${basename(o.modelDraft)} (≤ ${o.draftMax} tokens)` : ''}${plantedFaultsText(o.plantedFaults) ? ` · ${plantedFaultsText(o.plantedFaults)}` : ''}`;
   return {
     binding,
     llama,

@@ -19,6 +19,8 @@ export interface ProbeResult {
   detail?: string;
   /** Workload features every corrupt request had (the workload suite names them: after-eviction, cancelled-neighbour, …). */
   features?: string[];
+  /** Requests that never answered within the probe's deadline (their ids): the outcome is then `timeout`, or `corrupt` if outputs were wrong too. */
+  hung?: string[];
 }
 
 export interface CellProbeContext {

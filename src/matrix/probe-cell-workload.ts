@@ -106,7 +106,8 @@ export function combineSuiteResults(
   ].join('; ');
   const requests = parts.reduce((n, p) => n + (p.result.requests ?? 0), 0);
   const features = [...new Set(parts.flatMap((p) => p.result.features ?? []))];
-  const common = { requests, detail, ...(features.length ? { features } : {}) };
+  const hung = parts.flatMap((p) => p.result.hung ?? []);
+  const common = { requests, detail, ...(features.length ? { features } : {}), ...(hung.length ? { hung } : {}) };
   if (corrupt)
     return {
       outcome: 'corrupt',

@@ -22,6 +22,7 @@ import { parseSuiteList, WORKLOAD_SUITE, type AnySuite } from '../probe/suite-li
 import type { SuiteName } from '../probe/suites.js';
 import { DEFAULT_SEQUENTIAL } from '../oracle/stats.js';
 import type { CellProbeContext, MatrixProbe, ProbeResult } from './cell-probe.js';
+import { hungDetail, hungRequests } from './hung-requests.js';
 import { combineSuiteResults, probeWorkloadCell, untilAborted } from './probe-cell-workload.js';
 
 const DEFAULT_PROMPT_TEXT = fileURLToPath(new URL('../../data/heldout-prose.txt', import.meta.url));
@@ -136,7 +137,7 @@ export function requestsForClean(targetRate: number): number {
 }
 
 /** The options as the probe runs them (already validated by parseProbeOptions when the plan loaded). */
-function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
+export function withDefaults(raw: Record<string, unknown>): MatrixProbeOptions {
   const { suite, ...o } = probeOptionsSchema.parse(raw);
   return { ...o, suites: parseSuiteList(suite, 'probe.suite'), requests: o.requests ?? requestsForClean(o.target_rate) };
 }
@@ -155,7 +156,8 @@ export interface EngineProbeOptions {
   planDir: string;
 }
 
-function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: number): Omit<ProbeConfig, 'reference' | 'golden'> {
+/** The settings one probe round sends (seed: the round's), so a caller can send exactly the probe's requests. */
+export function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: number): Omit<ProbeConfig, 'reference' | 'golden'> {
   return {
     target: { url },
     suite: promptSuiteOf(o) ?? 'window-crossing',
@@ -173,12 +175,18 @@ function probeConfig(url: string, o: MatrixProbeOptions, corpus: string, seed: n
   };
 }
 
-export function verdictOf(report: ProbeReport): ProbeResult {
+/** `timeoutS`: the probe's deadline per request, named when requests hung. */
+export function verdictOf(report: ProbeReport, timeoutS?: number): ProbeResult {
   const judged = report.counts.judged;
   const corruptRate = judged > 0 ? report.counts.corrupt / judged : undefined;
   const base = { requests: judged, ...(corruptRate !== undefined ? { corruptRate } : {}) };
+  const hung = hungRequests(report);
+  const hangs = hung.length > 0 ? hungDetail(hung, timeoutS) : undefined;
+  // a corrupt output is a verdict in itself; a hang anywhere else is never a pass
+  if (report.verdict === 'CORRUPT')
+    return { outcome: 'corrupt', ...base, detail: hangs ? `${report.reason}; ${hangs}` : report.reason, ...(hangs ? { hung } : {}) };
+  if (hangs) return { outcome: 'timeout', ...base, detail: hangs, hung };
   if (report.verdict === 'CLEAN') return { outcome: 'pass', ...base, detail: report.reason };
-  if (report.verdict === 'CORRUPT') return { outcome: 'corrupt', ...base, detail: report.reason };
   return { outcome: 'probe-error', ...base, detail: `probe inconclusive: ${report.reason}` };
 }
 
@@ -249,7 +257,7 @@ async function probePromptSuite(url: string, context: CellProbeContext, o: Matri
     if (e instanceof UserError) return { outcome: 'probe-error', detail: e.message };
     throw e;
   }
-  return report === 'aborted' ? { outcome: 'probe-error', detail: 'interrupted' } : verdictOf(report);
+  return report === 'aborted' ? { outcome: 'probe-error', detail: 'interrupted' } : verdictOf(report, o.timeout_s);
 }
 
 /** The plan's prompt suite (window-crossing or short), if it names one besides the workload suite. */

@@ -1,0 +1,230 @@
+/**
+ * Benign noise of a real engine: the probe's oracle against llama.cpp variations that compute the
+ * same thing differently, each pair a reference and a candidate launch of `engine serve --runtime
+ * llama.cpp` on tiny-swa (F32 weights, one thread unless the pair varies threads):
+ *
+ *   batch composition    --parallel 1 (each request alone)        vs --parallel 4, 4 requests at once
+ *   threads              -t 1                                     vs -t 2
+ *   flash attention      F16 KV, -fa off                          vs -fa on
+ *   prefix reuse         --swa-full --no-cache-prompt             vs --swa-full --cache-prompt (prompts share prefixes)
+ *   KV precision         F32 K and V                              vs BF16 K and V
+ *   lossy KV, own level  q8_0 / q4_0 / q5_1 K and V, --parallel 1 vs the same type at --parallel 4
+ *
+ * Every benign probe must read CLEAN; the line `real noise: false alarms a/N (llama.cpp …)` counts the
+ * ones that did not. Then faults planted in the llama.cpp runner (--planted-fault; src/llama-cpp/
+ * planted-faults.ts) against a clean reference of the same launch must read CORRUPT, with the tokens
+ * the probe judged until its verdict. Seeds 0…S−1 per pair (S = ceil(probes / pairs)).
+ *
+ *   npm run bench:real-noise -- [--probes 104] [--requests 11] [--max-tokens 24] [--planted-only]
+ *
+ * Alone on the machine: it starts two servers at a time, each on one thread.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runProbe } from '../src/probe/run.js';
+import type { ProbeReport } from '../src/probe/types.js';
+import { numberArg } from './args.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const serveScript = join(root, 'examples/llama-cpp/serve-tiny-swa.mjs');
+const prose = readFileSync(join(root, 'data/heldout-prose.txt'), 'utf8');
+// one sentence: the probe's prompts start at one of few places and share prefixes (examples/llama-cpp/prose.txt)
+const sharedPrefixProse = readFileSync(join(root, 'examples/llama-cpp/prose.txt'), 'utf8');
+
+const PROBES = numberArg('probes', 104);
+const REQUESTS = numberArg('requests', 11);
+const MAX_TOKENS = numberArg('max-tokens', 24);
+const WINDOW = 128;
+// --planted-only: the planted faults alone (a quick check that they still read CORRUPT)
+const PLANTED_ONLY = process.argv.includes('--planted-only');
+
+interface Pair {
+  name: string;
+  reference: string[];
+  candidate: string[];
+  corpus?: string;
+  /** Probe concurrency (4 unless the pair needs requests alone). */
+  concurrency?: number;
+}
+
+const lossy = (t: string): Pair => ({
+  name: `${t} K+V own level (batch composition)`,
+  reference: ['-ctk', t, '-ctv', t, '-fa', 'on', '--parallel', '1'],
+  candidate: ['-ctk', t, '-ctv', t, '-fa', 'on', '--parallel', '4'],
+});
+
+const BENIGN: Pair[] = [
+  { name: 'batch composition', reference: ['--parallel', '1'], candidate: ['--parallel', '4'] },
+  { name: 'threads 1 vs 2', reference: ['-t', '1'], candidate: ['-t', '2'] },
+  { name: 'flash attention off vs on (F16)', reference: ['-fa', 'off'], candidate: ['-fa', 'on'] },
+  {
+    name: 'prefix reuse off vs on',
+    reference: ['--swa-full', '--no-cache-prompt'],
+    candidate: ['--swa-full', '--cache-prompt'],
+    corpus: sharedPrefixProse,
+  },
+  {
+    name: 'F32 vs BF16 KV',
+    reference: ['-ctk', 'f32', '-ctv', 'f32', '-fa', 'off'],
+    candidate: ['-ctk', 'bf16', '-ctv', 'bf16', '-fa', 'off'],
+  },
+  lossy('q8_0'),
+  lossy('q4_0'),
+  lossy('q5_1'),
+];
+
+const PLANTED: Pair[] = [
+  {
+    name: 'wrong token every 8 past position 160',
+    reference: [],
+    candidate: ['--planted-fault', 'wrong-token:8:160'],
+  },
+  // with the one-sentence prompt text the stale tokens are the very tokens the prompt has (the model
+  // continues the sentence exactly), so the stale block is only wrong, and only seen, on varied prose
+  {
+    name: 'stale prefix block of 256',
+    reference: ['--swa-full', '--cache-prompt'],
+    candidate: ['--swa-full', '--cache-prompt', '--planted-fault', 'stale-prefix:256'],
+  },
+];
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  log: () => string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => ok(port));
+    });
+  });
+}
+
+async function serve(dir: string, flags: string[]): Promise<Server> {
+  const port = await freePort();
+  const args = [
+    serveScript,
+    dir,
+    '--model',
+    '@tiny-swa.f32.gguf',
+    '--alias',
+    'tiny-swa',
+    '--threads',
+    '1',
+    '--port',
+    String(port),
+    ...flags,
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 300_000;
+  while (
+    !(await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline)
+      throw new Error(`llama.cpp server ${flags.join(' ')} did not start: ${log.slice(-600)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return { url, child, log: () => log };
+}
+
+async function stop(s: Server): Promise<void> {
+  if (s.child.exitCode !== null || s.child.signalCode !== null) return;
+  s.child.kill('SIGTERM');
+  await new Promise((r) => s.child.once('exit', r));
+}
+
+function probe(pair: Pair, ref: Server, cand: Server, seed: number): Promise<ProbeReport> {
+  return runProbe({
+    target: { url: cand.url },
+    reference: { url: ref.url },
+    suite: 'window-crossing',
+    corpus: pair.corpus ?? prose,
+    window: WINDOW,
+    pageSize: 16,
+    requests: REQUESTS,
+    maxTokens: MAX_TOKENS,
+    concurrency: pair.concurrency ?? 4,
+    seed,
+    logprobs: 5,
+  });
+}
+
+async function withPair<T>(
+  dir: string,
+  pair: Pair,
+  run: (ref: Server, cand: Server) => Promise<T>,
+): Promise<T> {
+  const [ref, cand] = await Promise.all([
+    serve(join(dir, 'ref'), pair.reference),
+    serve(join(dir, 'cand'), pair.candidate),
+  ]);
+  try {
+    return await run(ref, cand);
+  } finally {
+    await Promise.all([stop(ref), stop(cand)]);
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'faultline-real-noise-'));
+  const started = Date.now();
+  const perPair = Math.ceil(PROBES / BENIGN.length);
+  let alarms = 0;
+  let probes = 0;
+  let failed = 0;
+  try {
+    console.log(
+      `benign: ${BENIGN.length} pairs × ${perPair} seeds, ${REQUESTS} requests of ≤ ${MAX_TOKENS} tokens each (load ${loadavg()[0].toFixed(1)})`,
+    );
+    for (const pair of PLANTED_ONLY ? [] : BENIGN) {
+      const verdicts = await withPair(dir, pair, async (ref, cand) => {
+        const out: string[] = [];
+        for (let seed = 0; seed < perPair; seed++) {
+          const report = await probe(pair, ref, cand, seed);
+          probes++;
+          if (report.verdict === 'CORRUPT') alarms++;
+          else if (report.verdict !== 'CLEAN') failed++;
+          out.push(report.verdict === 'CLEAN' ? '.' : report.verdict === 'CORRUPT' ? 'X' : '?');
+          if (report.verdict !== 'CLEAN')
+            console.log(`  ${pair.name} seed ${seed}: ${report.verdict}: ${report.reason}`);
+        }
+        return out.join('');
+      });
+      console.log(`  ${pair.name.padEnd(40)} ${verdicts}`);
+    }
+    console.log('planted faults (must read CORRUPT):');
+    let caught = 0;
+    for (const pair of PLANTED) {
+      const report = await withPair(dir, pair, (ref, cand) => probe(pair, ref, cand, 0));
+      if (report.verdict === 'CORRUPT') caught++;
+      console.log(
+        `  ${pair.name.padEnd(40)} ${report.verdict} after ${report.counts.judged} requests, ${report.tokens.judged} tokens judged (${report.reason})`,
+      );
+    }
+    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+    console.log(
+      `real noise: false alarms ${alarms}/${probes} (llama.cpp v0.4.0 via node-llama-cpp 3.21.1, tiny-swa, ${BENIGN.length} variation pairs; ${failed} probes without a verdict); planted faults read CORRUPT ${caught}/${PLANTED.length}; ${minutes} min`,
+    );
+    if (alarms > 0 || failed > 0 || caught < PLANTED.length) process.exitCode = 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
