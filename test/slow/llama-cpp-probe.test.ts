@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProbeReport } from '../../src/probe/types.js';
 import { runCli } from '../helpers/cli.js';
-import { startServer, type ServerProcess } from './server-harness.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
 
 let reference: ServerProcess;
 let candidate: ServerProcess;
