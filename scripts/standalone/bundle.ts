@@ -59,6 +59,9 @@ async function bundleOne(repoRoot: string, options: BuildOptions): Promise<void>
     logLevel: 'silent',
     inject: [join(repoRoot, 'scripts/standalone/package-root.ts')],
     plugins: [moduleUrls(repoRoot)],
+    // the llama.cpp runtime (an optional dependency with native binaries per platform) stays outside the
+    // executable: `engine serve --runtime llama.cpp` there ends in the runtime-missing error with its hint
+    external: ['node-llama-cpp'],
     ...options,
   });
   if (result.warnings.length)
