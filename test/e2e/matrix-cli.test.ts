@@ -1,7 +1,7 @@
 /**
  * `faultline matrix` through the real CLI, the quick cases: --dry-run launches nothing, plan
  * errors exit 2 at the plan's line:col, and a level whose launch fails is LAUNCH-FAILED (never a
- * pass or a corruption). The full runs are in matrix-seed.test.ts and matrix-resume.test.ts.
+ * pass or a corruption). The full runs are in test/slow/matrix-seed.test.ts and test/slow/matrix-resume.test.ts.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * of the three as a remedy, calls enforce_eager (and the other factors) not involved, and stays
  * within 24 launches. Run with --parallel 2, as the README suggests on a 2-core machine (the
  * wall time is printed, not asserted: speed is a benchmark's business). In `npm test`, the matrix's
- * end-to-end localization is test/e2e/matrix-resume.test.ts (the scale defect, interrupted and resumed).
+ * end-to-end localization is test/slow/matrix-resume.test.ts (the scale defect, interrupted and resumed).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
