@@ -79,24 +79,20 @@ function writeValue(w: ByteWriter, v: GgufValue): void {
     case 'string':
       return (w.u32(ValueType.STRING), w.string(v.value));
     case 'string[]':
-      w.u32(ValueType.ARRAY);
-      w.u32(ValueType.STRING);
-      w.u64(v.value.length);
-      for (const s of v.value) w.string(s);
-      return;
+      return writeArray(w, ValueType.STRING, v.value, (s) => w.string(s));
     case 'i32[]':
-      w.u32(ValueType.ARRAY);
-      w.u32(ValueType.INT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.i32(x);
-      return;
+      return writeArray(w, ValueType.INT32, v.value, (x) => w.i32(x));
     case 'f32[]':
-      w.u32(ValueType.ARRAY);
-      w.u32(ValueType.FLOAT32);
-      w.u64(v.value.length);
-      for (const x of v.value) w.f32(x);
-      return;
+      return writeArray(w, ValueType.FLOAT32, v.value, (x) => w.f32(x));
   }
+}
+
+/** A GGUF array value: the ARRAY tag, the element type, the count, then the elements. */
+function writeArray<T>(w: { u32(x: number): unknown; u64(x: number): unknown }, type: number, items: readonly T[], put: (item: T) => unknown): void {
+  w.u32(ValueType.ARRAY);
+  w.u32(type);
+  w.u64(items.length);
+  for (const item of items) put(item);
 }
 
 export function serializeGguf(
