@@ -19,6 +19,8 @@ import { exportGemma3 } from '../../src/gguf/gemma3-export.js';
 import { serializeGguf } from '../../src/gguf/writer.js';
 import { buildLlamaCppServer, type BuiltLlamaCppServer } from '../../src/llama-cpp/build-server.js';
 import { DEFAULT_OPTIONS, type LlamaCppOptions } from '../../src/llama-cpp/options.js';
+import { memoryIO } from '../../src/cli/io.js';
+import { runLlamaCppServe } from '../../src/cli/commands/engine-serve-llama-cpp.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -226,4 +228,18 @@ test('--parallel 3 with --model-draft: every sequence has its own draft context,
     assert.equal(s.runner.runtime.draftContexts.length, 3);
     assert.ok((await metric(s, 'faultline:llama_cpp_batch_sequences_max')) >= 2);
   });
+});
+
+test('--parallel above 1 warns of the concurrent-sampling defect (finding 004) at start-up; --parallel 1 does not', async () => {
+  const startUp = async (flags: string[]) => {
+    const io = memoryIO();
+    // the server is built and the model loaded; instead of listening, it shuts down at once
+    await runLlamaCppServe(['--model', gguf, '--ctx-size', '1024', ...flags], io, async (built) => {
+      await (built as BuiltLlamaCppServer).runner.shutdown(1000);
+    });
+    return io.stderr();
+  };
+  const four = await startUp(['--parallel', '4']);
+  assert.match(four, /warning: --parallel 4: node-llama-cpp 3\.21\.1 samples the sequences .*docs\/findings\/004.*--parallel 1 avoids it/);
+  assert.doesNotMatch(await startUp(['--parallel', '1']), /warning: --parallel/);
 });

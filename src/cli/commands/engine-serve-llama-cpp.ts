@@ -19,6 +19,11 @@ export async function runLlamaCppServe(
   const modelId = s.alias ?? basename(s.model).replace(/\.gguf$/i, '');
   const built = await buildLlamaCppServer(s, modelId);
   io.err(`llama.cpp: ${built.summary} as "${modelId}" · max_model_len ${built.ctx.maxModelLen}\n`);
+  // a known defect of the pinned node-llama-cpp, said where the launch turns it on
+  if (s.options.parallel > 1)
+    io.err(
+      `warning: --parallel ${s.options.parallel}: node-llama-cpp 3.21.1 samples the sequences of a batch on concurrent threads, and a request can get another request's next-token distribution (docs/findings/004); --parallel 1 avoids it\n`,
+    );
   if (io.env.LLAMA_ATTN_ROT_DISABLE)
     io.err(
       `note: LLAMA_ATTN_ROT_DISABLE=${io.env.LLAMA_ATTN_ROT_DISABLE}: no Hadamard rotation of quantized K/V\n`,
