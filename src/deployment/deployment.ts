@@ -2,11 +2,13 @@
  * The resolved description of one server launch: what lint's hazards reason about.
  * Every fact keeps where it came from (file:line:col) so a finding can point at it.
  * Producers: deployment/sources/* (launch files) + vllm-args.ts (argv emulation) +
- * model-config.ts (checkpoint facts) + gpu.ts + versions.ts. Consumers: hazards/*, guard.
+ * model-config.ts (checkpoint facts) + gpu.ts + versions.ts; llama-server and Ollama launches
+ * through engines/llama-cpp/ and engines/ollama/. Consumers: hazards/*, guard.
  */
 import type { Located } from '../core/located.js';
 import type { ArgToken } from './argv-token.js';
 import type { SglangLaunchFacts } from './engines/sglang/effective-launch.js';
+import type { ServingFacts } from './serving-facts.js';
 import type { ArgValue, FlagProblem } from './vllm-parse-types.js';
 
 export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
@@ -14,7 +16,24 @@ export type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear';
 /** Where a launch was found: the kind of file and, for manifests, which object/container. */
 export interface LaunchSource {
   file: string;
-  kind: 'argv' | 'shell' | 'kubernetes' | 'helm-production-stack' | 'kserve' | 'compose' | 'vllm-config' | 'guard' | 'skypilot' | 'kubeai' | 'ray-serve' | 'helm-values';
+  kind:
+    | 'argv'
+    | 'shell'
+    | 'kubernetes'
+    | 'helm-production-stack'
+    | 'kserve'
+    | 'compose'
+    | 'vllm-config'
+    | 'guard'
+    | 'skypilot'
+    | 'kubeai'
+    | 'ray-serve'
+    | 'helm-values'
+    | 'systemd'
+    | 'dockerfile'
+    | 'llama-swap'
+    | 'modelfile'
+    | 'nix';
   /** e.g. "Deployment/gemma/container vllm", "services.vllm", "modelSpec[0]". */
   object?: string;
 }
@@ -81,9 +100,35 @@ export interface PlatformFact extends Located<'rocm' | 'cuda'> {
   evidence: string;
 }
 
+export type DeploymentEngine = 'vllm' | 'sglang' | 'llama.cpp' | 'ollama';
+
+/** A llama-server launch as read (engines/llama-cpp/): the table it was read with and the facts. */
+export interface LlamaCppLaunchFacts {
+  table: { tag: string; commit: string; repository: string };
+  /** The build number the file names (`server-cuda-b6123` → 6123), when it names one. */
+  build?: number;
+  /** How the server was started: the binary, the older `server` binary, a server image's entrypoint, a full image's `--server`. */
+  entry: 'llama-server' | 'server' | 'server-image' | 'full-image';
+  facts: ServingFacts;
+  /** LLAMA_ARG_* variables llama-server read, with the option each sets. */
+  envRead: { name: string; option: string }[];
+}
+
+/** An Ollama server (or a Modelfile, a model definition) as read (engines/ollama/). */
+export interface OllamaLaunchFacts {
+  /** `server`: `ollama serve` and its OLLAMA_* variables; `modelfile`: a model definition (FROM + PARAMETER). */
+  definition: 'server' | 'modelfile';
+  table: { version: string; commit: string; repository: string };
+  facts: ServingFacts;
+  /** Modelfile PARAMETER lines, by name, in file order (a name such as `stop` may repeat). */
+  parameters?: Record<string, Located<string>[]>;
+  /** Models the file has the server pull or run (`ollama pull X` hooks, a chart's model list). */
+  models: Located<string>[];
+}
+
 export interface Deployment {
   source: LaunchSource;
-  engine: 'vllm' | 'sglang';
+  engine: DeploymentEngine;
   /** Where the launch command starts (the `vllm` / `python` token). */
   at?: Located<string>['at'];
   /** The launch's argv words as its source wrote them, each located (lint --suggest rewrites them). */
@@ -115,12 +160,23 @@ export interface Deployment {
   gpuCandidates?: Located<GpuFacts>[];
   /** NVIDIA (CUDA) or AMD (ROCm), when the launch shows which (an image, a backend, a runtime variable). */
   platform?: PlatformFact;
-  versions: { vllm?: Located<string>; flashinfer?: Located<string>; sglang?: Located<string> };
+  versions: {
+    vllm?: Located<string>;
+    flashinfer?: Located<string>;
+    sglang?: Located<string>;
+    /** llama.cpp as a build (`b6123`) or a release tag (`v0.4.0`). */
+    llamaCpp?: Located<string>;
+    ollama?: Located<string>;
+  };
   /**
    * SGLang launches only: the arguments as written, SGLang's rewrites and auto-selection (whose
    * result is what `args` holds), and what SGLang derives from facts the launch does not show.
    */
   sglang?: SglangLaunchFacts;
+  /** llama-server launches only: what was read, with the flag table and where each fact came from. */
+  llamaCpp?: LlamaCppLaunchFacts;
+  /** Ollama servers and Modelfiles only. */
+  ollama?: OllamaLaunchFacts;
   /** Things the parser noticed that the user should know (ignored env vars, unknown values …). */
   notes: Located<string>[];
   /** Flags vLLM would refuse as written (not in the flag table, ambiguous abbreviations): lint's FL000. */

@@ -30,6 +30,7 @@ export interface LoadOptions {
   vllmVersion?: string;
   flashinferVersion?: string;
   sglangVersion?: string;
+  llamaCppVersion?: string;
   cwd: string;
   /** Environment the argv runs with (guard: the real one). Ignored for files, whose env is in the file. */
   env?: Record<string, string | undefined>;
@@ -55,7 +56,8 @@ export interface LoadResult {
 const SUPPORTED =
   'faultline reads vLLM launches from shell scripts (`vllm serve …`, `python -m vllm.entrypoints.openai.api_server …`, ' +
   '`docker run … vllm serve …`), Kubernetes / LeaderWorkerSet / KServe manifests, production-stack Helm values, ' +
-  'Docker Compose files and vLLM --config YAML files';
+  'Docker Compose files and vLLM --config YAML files; SGLang, llama.cpp\'s llama-server and `ollama serve` launches from the same ' +
+  'files and from Dockerfiles, systemd units, llama-swap configs, Ollama chart values, NixOS modules and Modelfiles';
 
 /** Every launch in the files, with the files that had none. Throws only for unreadable or malformed input. */
 export function loadLaunchFiles(paths: string[], opts: LoadOptions): LoadResult {
@@ -155,6 +157,7 @@ function assembleOptions(opts: LoadOptions): AssembleOptions {
     vllmVersion: opts.vllmVersion,
     flashinferVersion: opts.flashinferVersion,
     sglangVersion: opts.sglangVersion,
+    llamaCppVersion: opts.llamaCppVersion,
     cwd: opts.cwd,
     allowUnknownFlags: opts.allowUnknownFlags,
   };

@@ -42,7 +42,12 @@ export interface ArgValue extends Located<unknown> {
  * each as FL000 and reads the rest of the launch.
  */
 export interface FlagProblem {
-  kind: 'unknown' | 'ambiguous' | 'choice' | 'sub-key' | 'sub-key-value';
+  /**
+   * `removed`: an option the table still names but whose handler only refuses (llama.cpp's
+   * arg_removed); `value`: a value the engine's parser cannot convert or a missing value
+   * (llama.cpp's std::stoi, "expected value for argument").
+   */
+  kind: 'unknown' | 'ambiguous' | 'choice' | 'sub-key' | 'sub-key-value' | 'removed' | 'value';
   /** The option as written (before `=`); for sub-keys, the dotted path (`speculative_config.method`). */
   option: string;
   at?: SourceLocation;

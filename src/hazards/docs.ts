@@ -21,7 +21,7 @@ const confidenceText = {
     'reported (user reports with reproductions; no maintainer confirmation): lint reports it as a warning',
 } as const;
 
-const engineNames = { vllm: 'vLLM', sglang: 'SGLang' } as const;
+const engineNames = { vllm: 'vLLM', sglang: 'SGLang', 'llama.cpp': 'llama.cpp (llama-server)', ollama: 'Ollama' } as const;
 
 export function hazardDocFileName(h: Hazard): string {
   return `${h.id}.md`;

@@ -15,8 +15,8 @@ import { modelPreset } from './examples/models.js';
 import { wordPosition, type ExampleLaunch, type HazardExamples } from './examples/example-launch.js';
 
 export type HazardId = `FL${number}`;
-export type Engine = 'vllm' | 'sglang';
-export const ENGINES: readonly Engine[] = ['vllm', 'sglang'];
+export type Engine = 'vllm' | 'sglang' | 'llama.cpp' | 'ollama';
+export const ENGINES: readonly Engine[] = ['vllm', 'sglang', 'llama.cpp', 'ollama'];
 export type Severity = 'error' | 'warning';
 /**
  * How strong the public evidence is, strongest first: `confirmed` (a merged fix, or filed or
@@ -158,7 +158,7 @@ export function defineHazard(h: Hazard): Hazard {
   if (!idPattern.test(h.id)) problems.push(`id "${h.id}" is not FLnnn`);
   if (!aliasPattern.test(h.alias)) problems.push(`alias "${h.alias}" is not kebab-case`);
   if (h.engines.length === 0 || h.engines.some((e) => !ENGINES.includes(e)))
-    problems.push('engines must name vllm and/or sglang');
+    problems.push(`engines must name some of ${ENGINES.join(', ')}`);
   if (!CONFIDENCES.includes(h.confidence))
     problems.push(`confidence "${h.confidence}" is not one of ${CONFIDENCES.join(', ')}`);
   if (h.confidence === 'reported' && h.severity !== 'warning')

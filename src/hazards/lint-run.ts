@@ -29,6 +29,8 @@ export interface LintInput {
   vllmVersion?: string;
   flashinferVersion?: string;
   sglangVersion?: string;
+  /** --llama-cpp-version: the llama.cpp build (b6123) or release tag (v0.4.0) a llama-server launch runs. */
+  llamaCppVersion?: string;
   cwd: string;
   /** Record flags vLLM does not know as notes only, with no FL000 (--allow-unknown-flags). */
   allowUnknownFlags?: boolean;
@@ -68,6 +70,7 @@ export function runLint(input: LintInput): LintOutcome {
     vllmVersion: input.vllmVersion,
     flashinferVersion: input.flashinferVersion,
     sglangVersion: input.sglangVersion,
+    llamaCppVersion: input.llamaCppVersion,
     cwd: input.cwd,
     allowUnknownFlags: input.allowUnknownFlags,
     set: input.set,
@@ -167,7 +170,10 @@ export function formatOutcome(
         formatText(outcome.findings, {
           color: opts.color,
           launches: outcome.deployments.length,
-          hazards: hazards.length,
+          // the hazards that apply to these launches' engines (llama-server has only FL000 so far)
+          hazards: outcome.deployments.length
+            ? hazards.filter((h) => outcome.deployments.some((d) => h.engines.includes(d.engine))).length
+            : hazards.length,
           notes: [...outcome.fileNotes, ...outcome.deployments.flatMap((d) => d.notes)],
           dependOnFacts: outcome.dependOnFacts,
         }) +

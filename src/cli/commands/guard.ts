@@ -149,7 +149,7 @@ export async function guard(
     return start(command, io);
   }
   if (!d) {
-    say(`${command[0]} is not a vLLM server launch: nothing to check; starting it`);
+    say(`${command[0]} is not a vLLM or SGLang server launch: nothing to check; starting it`);
     return start(command, io);
   }
   // Hazards only missing machine facts could make apply never refuse; they are one line, as in lint.
@@ -191,7 +191,7 @@ async function start(command: string[], io: CliIO): Promise<number> {
   return r.code;
 }
 
-/** The launch as a Deployment with the machine's facts, or undefined when COMMAND is not vLLM. */
+/** The launch as a Deployment with the machine's facts, or undefined when COMMAND is not vLLM or SGLang. */
 async function describeLaunch(
   command: string[],
   o: { io: CliIO; probe: Probe; allowUnknownFlags: boolean },
@@ -219,6 +219,8 @@ async function describeLaunch(
     if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
     throw e;
   }
+  // llama-server and Ollama are read by lint; guard does not yet learn their installed version or wrap them.
+  if (d.engine === 'llama.cpp' || d.engine === 'ollama') return undefined;
   d.source = { ...d.source, kind: 'guard' };
   const facts: string[] = [];
   if (gpu.value) {

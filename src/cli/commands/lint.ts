@@ -20,6 +20,7 @@ interface LintOptions {
   vllmVersion?: string;
   flashinferVersion?: string;
   sglangVersion?: string;
+  llamaCppVersion?: string;
   format: string;
   explain?: string;
   allowUnknownFlags?: boolean;
@@ -51,10 +52,10 @@ function assignments(option: string, items: string[]): Record<string, string> | 
 export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
   program
     .command('lint')
-    .description('check vLLM and SGLang launches for known silent-corruption hazards (static, no GPU needed)')
+    .description('check vLLM and SGLang launches for known silent-corruption hazards (static, no GPU needed); llama-server and Ollama launches are read too')
     .argument(
       '[files...]',
-      'shell scripts, Kubernetes / Helm / KServe / compose manifests, vLLM --config YAML',
+      'shell scripts, Kubernetes / Helm / KServe / compose manifests, vLLM --config YAML, Dockerfiles, systemd units, llama-swap configs, Modelfiles',
     )
     .option('--model-config <path>', "the model's config.json, or its checkpoint directory")
     .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
@@ -63,6 +64,10 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
     .option(
       '--sglang-version <version>',
       'SGLang version an SGLang launch runs (e.g. 0.5.6.post2); picks its flag table',
+    )
+    .option(
+      '--llama-cpp-version <version>',
+      'llama.cpp build (b6123) or release tag (v0.4.0) a llama-server launch runs; a release with a flag table makes its FL000 certain',
     )
     .option('--format <format>', 'text, json or sarif', 'text')
     .option(
@@ -153,6 +158,7 @@ export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit)
         vllmVersion: opts.vllmVersion,
         flashinferVersion: opts.flashinferVersion,
         sglangVersion: opts.sglangVersion,
+        llamaCppVersion: opts.llamaCppVersion,
         cwd: io.cwd,
         allowUnknownFlags: opts.allowUnknownFlags,
         suggest: opts.suggest,

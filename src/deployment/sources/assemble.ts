@@ -18,6 +18,7 @@ import { parseVersion } from '../versions.js';
 import { parseVllmCommand } from '../vllm-args.js';
 import { sglangProgramLength } from '../engines/sglang/command.js';
 import { assembleSglangDeployment } from './assemble-sglang.js';
+import { assembleLlamaFamilyDeployment, llamaFamilyEngine } from './assemble-llama.js';
 import type { LaunchCommand } from './launch-command.js';
 import { modelFamilyOf } from '../model-family.js';
 
@@ -32,6 +33,8 @@ export interface AssembleOptions {
   flashinferVersion?: string;
   /** The CLI's --sglang-version (SGLang launches). */
   sglangVersion?: string;
+  /** The CLI's --llama-cpp-version (llama-server launches): a build (b6123) or a release tag (v0.4.0). */
+  llamaCppVersion?: string;
   cwd: string;
   /** Note flags vLLM does not know instead of failing on them. */
   allowUnknownFlags?: boolean;
@@ -47,6 +50,7 @@ export function assembleDeployment(launch: LaunchCommand, opts: AssembleOptions)
   const relocate = relocator(launch, opts);
   if (sglangProgramLength(launch.tokens) !== undefined)
     return assembleSglangDeployment(launch, opts, relocate);
+  if (llamaFamilyEngine(launch)) return assembleLlamaFamilyDeployment(launch, opts, relocate);
   const notes0: Located<string>[] = [];
   const versions = versionsOf(launch, opts, notes0);
   const parsed = parseVllmCommand(launch.tokens, {

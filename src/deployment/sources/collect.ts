@@ -1,7 +1,9 @@
 /**
- * Launch files → LaunchCommands. Decides each file's kind (detect.ts) and each YAML document's
- * format (Kubernetes object, KServe object, OpenShift Template / List wrappers, Compose, Helm
- * production-stack values, vLLM config), then hands it to its source. KServe objects are
+ * Launch files → LaunchCommands. Decides each file's kind (detect.ts: shell, YAML, Dockerfile,
+ * systemd unit, Ollama Modelfile, Nix module) and each YAML document's format (Kubernetes object,
+ * KServe object, OpenShift Template / List wrappers, a ConfigMap holding a llama-swap config,
+ * Compose, Helm production-stack or Ollama chart values, llama-swap, vLLM config), then hands it
+ * to its source. A Modelfile is a model definition: one LaunchCommand with no argv. KServe objects are
  * resolved after every file has been read, since an InferenceService and its runtime may be
  * in different files.
  */
@@ -21,6 +23,14 @@ import { isVllmRuntime, launchesFromVllmRuntime } from './production-stack-opera
 import { isRayServeLlmConfig, launchesFromRayServe } from './ray-serve.js';
 import { isSkyPilotTask, launchesFromSkyPilot } from './skypilot.js';
 import { locOf, mapGet, scalarText, seqItems, parseYamlFile, type YamlFile } from './yaml-positions.js';
+import { launchesFromDockerfile } from './dockerfile.js';
+import { launchesFromSystemdUnit } from './systemd.js';
+import { launchesFromNix } from './nix.js';
+import { isLlamaSwapConfig, launchesFromConfigMap, launchesFromLlamaSwap } from './llama-swap.js';
+import { isOllamaChartValues, launchesFromOllamaChartValues } from './ollama-helm-values.js';
+import { parseModelfile } from '../engines/ollama/modelfile.js';
+import { fileLocator } from './text-position.js';
+import { newLaunch } from './launch-command.js';
 
 export interface SourceFile {
   /** The path as the user wrote it (used in locations). */
@@ -48,8 +58,17 @@ export function collectLaunches(files: SourceFile[], given?: GivenValues): Colle
   const notes: Located<string>[] = [];
   const notLaunchFiles: Located<string>[] = [];
   for (const f of files) {
-    if (detectFileKind(f.path, f.text) === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
-    else {
+    const kind = detectFileKind(f.path, f.text);
+    if (kind === 'shell') launches.push(...launchesFromShellFile(f.path, f.text, f.baseDir, given));
+    else if (kind === 'dockerfile') launches.push(...launchesFromDockerfile(f.path, f.text, f.baseDir));
+    else if (kind === 'systemd') launches.push(...launchesFromSystemdUnit(f.path, f.text, f.baseDir, given));
+    else if (kind === 'nix') launches.push(...launchesFromNix(f.path, f.text, f.baseDir));
+    else if (kind === 'modelfile') {
+      const mf = parseModelfile(f.text, fileLocator(f.path, f.text));
+      const definition = newLaunch({ file: f.path, kind: 'modelfile' }, [], f.baseDir);
+      definition.modelfile = mf;
+      launches.push(definition);
+    } else {
       const y = parseYamlFile(f.path, f.text);
       for (const doc of y.docs) {
         if (!doc.contents) continue;
@@ -91,16 +110,19 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
     // OpenShift Template and v1 List wrap other objects
     const wrapped = kind === 'Template' ? mapGet(node, 'objects') : kind === 'List' || kind.endsWith('List') ? mapGet(node, 'items') : undefined;
     if (wrapped) return seqItems(wrapped).flatMap((o) => fromYamlNode(y, o, f, kserve, notes, given));
+    if (kind === 'ConfigMap') return launchesFromConfigMap(y, node, f.baseDir);
     return launchesFromKubernetesObject(y, node, f.baseDir);
   }
   if (isMap(mapGet(node, 'services'))) return launchesFromCompose(y, node, f.baseDir, composeLookup(f.absPath, given));
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
+  if (isLlamaSwapConfig(node)) return launchesFromLlamaSwap(y, node, f.baseDir);
+  if (isOllamaChartValues(y, node)) return launchesFromOllamaChartValues(y, node, f.baseDir);
   if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
   if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);
   if (isRayServeLlmConfig(node)) return launchesFromRayServe(y, node, f.baseDir);
   // Helm values of other charts (llm-d, LWS examples …): any pod-spec-shaped `containers` list.
   const values = launchesFromKubernetesObject(y, node, f.baseDir).map((l) => ({ ...l, source: { ...l.source, kind: 'helm-values' as const } }));
   if (values.length) return values;
-  notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, production-stack values file or vLLM config', at: locOf(y, node) });
+  notes.push({ value: 'this YAML document is not a Kubernetes object, Compose file, Helm values, llama-swap or vLLM config', at: locOf(y, node) });
   return [];
 }

@@ -5,7 +5,8 @@
  *   before (`$$` escapes); `${VAR}` and `$VAR` are left alone (kubernetes.io, "Define Dependent
  *   Environment Variables"). Values from secrets or field refs are unknown here.
  * - `sh -c SCRIPT` → the script is parsed as shell, with the container env exported.
- * - no command and only arguments on a vLLM image → the entrypoint (`vllm serve`) runs them.
+ * - no command and only arguments on a vLLM image → the entrypoint (`vllm serve`) runs them;
+ *   on a llama.cpp or Ollama image, that image's server (llama-start.ts), also with no arguments.
  */
 import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
@@ -13,6 +14,7 @@ import type { LaunchSource } from '../deployment.js';
 import { toToken, type ArgField } from './arg-field.js';
 import { entrypointForm, findLaunch, looksLikeVllmImage, type LaunchMatch } from './launch-start.js';
 import { looksLikeSglangImage, sglangEntrypointForm } from './sglang-start.js';
+import { isLlamaFamilyImage, llamaFamilyImageForm, ollamaModelsIn, ollamaScriptForm } from './llama-start.js';
 import { newLaunch, type LaunchCommand } from './launch-command.js';
 import { launchesFromShell, positionalFrom } from './shell.js';
 
@@ -42,10 +44,12 @@ export interface ContainerSpec {
   appendArgs?: ArgField[];
   /** Completes "X … ; kept as $X" for shell scripts inside the container. */
   unsetReason: string;
+  /** Commands run beside the server (a postStart hook): an Ollama server's `ollama pull MODEL`. */
+  hooks?: ArgField[][];
 }
 
 /** Env var names worth a note when their value cannot be known statically. */
-const RELEVANT_ENV = /^(VLLM_|SGLANG_|FLASHINFER|CUDA_VISIBLE_DEVICES$|TORCH_CUDA_ARCH_LIST$)/;
+const RELEVANT_ENV = /^(VLLM_|SGLANG_|FLASHINFER|LLAMA_ARG_|OLLAMA_|CUDA_VISIBLE_DEVICES$|TORCH_CUDA_ARCH_LIST$)/;
 
 export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
   const notes = [...c.notes];
@@ -57,13 +61,23 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
   const words = [...(command ?? []), ...(args ?? [])];
 
   let match = findLaunch(words);
+  if (!match && !command && isLlamaFamilyImage(c.image?.text)) {
+    const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
+    if (llamaFamilyImageForm(c.image, args ?? [], m)) match = m;
+  }
   if (!match && !command && args?.length && looksLikeSglangImage(c.image?.text ?? '')) {
     const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
     if (sglangEntrypointForm(c.image, args, m)) match = m;
   }
-  if (!match && !command && args?.length && !looksLikeSglangImage(c.image?.text ?? '') && (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))) {
+  if (!match && !command && args?.length && !looksLikeSglangImage(c.image?.text ?? '') && !isLlamaFamilyImage(c.image?.text) && (looksLikeVllmImage(c.image?.text ?? '') || args.some((a) => a.text.startsWith('--model')))) {
     const m: LaunchMatch = { env: new Map(), envReplaced: false, mounts: [], notes: [] };
     if (entrypointForm(c.image, args, m)) match = m;
+  }
+  if (!match || (match.script && !match.tokens && !match.notLaunch)) {
+    // no server found (or only a script): a start script named for Ollama, with Ollama's variables set
+    const script = ollamaScriptForm(words, env);
+    if (script && (!match || launchesFromShell(match.script?.text ?? '', { source: c.source, baseDir: c.baseDir, locate: () => c.image?.at ?? { file: c.source.file, line: 1, column: 1 }, unsetReason: c.unsetReason }).length === 0))
+      match = script;
   }
   if (!match) return [];
 
@@ -98,6 +112,10 @@ export function launchesFromContainer(c: ContainerSpec): LaunchCommand[] {
         for (const m of t.text.matchAll(/\$\([A-Za-z_][\w.-]*\)/g))
           notes.push({ value: `${m[0]} is not defined in the container's env here; kept as written (the platform may inject it)`, at: t.at });
     l.gpuHints.push(...c.gpuHints);
+    if (c.hooks?.length && l.tokens[1]?.text === 'serve' && /(^|\/)ollama$/.test(l.tokens[0]?.text ?? '')) {
+      const models = c.hooks.flatMap(ollamaModelsIn);
+      if (models.length) l.ollamaModels = [...(l.ollamaModels ?? []), ...models];
+    }
     if (c.image) l.image ??= { value: c.image.text, at: c.image.at };
     l.notes = [...notes, ...match.notes, ...l.notes];
   }

@@ -27,7 +27,9 @@ export function launchesFromKubernetesObject(y: YamlFile, obj: Node, baseDir: st
 
   function visit(node: unknown, path: string[]): void {
     if (isMap(node)) {
-      if (isSeq(mapGet(node, 'containers'))) {
+      if (isMap(mapGet(node, 'containers')) && isAppTemplateContainers(y, mapGet(node, 'containers'))) {
+        out.push(...appTemplateLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir));
+      } else if (isSeq(mapGet(node, 'containers'))) {
         const launches = podSpecLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir);
         const role = roleOf(path);
         if (role) for (const l of launches) l.role ??= role;
@@ -68,6 +70,7 @@ export function podSpecLaunches(y: YamlFile, pod: Node, objectName: string, base
 export function kubernetesContainer(y: YamlFile, c: Node, baseDir: string, object: string): ContainerSpec {
   const command = mapGet(c, 'command');
   const args = mapGet(c, 'args');
+  const hook = mapPath(c, 'lifecycle', 'postStart', 'exec', 'command');
   return {
     source: { file: y.file, kind: 'kubernetes', object },
     baseDir,
@@ -78,8 +81,49 @@ export function kubernetesContainer(y: YamlFile, c: Node, baseDir: string, objec
     kubernetesVars: true,
     gpuHints: [],
     notes: [],
+    ...(hook ? { hooks: [scalarFields(y, hook)] } : {}),
     unsetReason: "is not set in the container's env or the script",
   };
+}
+
+/**
+ * bjw-s app-template values (`controllers.<c>.containers.<name>`, often inside a Flux HelmRelease's
+ * `spec.values`): containers keyed by name, `image: {repository, tag}`, `env` as a map (NAME: value,
+ * or NAME: {value | valueFrom}) or a Kubernetes list.
+ */
+function isAppTemplateContainers(y: YamlFile, containers: Node | undefined): boolean {
+  const entries = mapEntries(containers);
+  return entries.length > 0 && entries.every((e) => isMap(e.value)) && entries.some((e) => isMap(mapGet(e.value, 'image')) && scalarText(y, mapPath(e.value, 'image', 'repository')) !== undefined);
+}
+
+function appTemplateLaunches(y: YamlFile, controller: Node, objectName: string, baseDir: string): LaunchCommand[] {
+  const pod = mapGet(controller, 'pod');
+  const gpuHints = pod ? podGpuHints(y, pod) : [];
+  return mapEntries(mapGet(controller, 'containers')).flatMap((e) => {
+    const c = e.value as Node;
+    const repo = mapPath(c, 'image', 'repository');
+    const repository = scalarText(y, repo);
+    if (!repository) return [];
+    const tag = scalarText(y, mapPath(c, 'image', 'tag'));
+    const image = { text: tag ? `${repository}:${tag}` : repository, ...(locOf(y, repo) ? { at: locOf(y, repo) } : {}) };
+    const base = kubernetesContainer(y, c, baseDir, `${objectName} container ${e.key}`);
+    const envNode = mapGet(c, 'env');
+    return launchesFromContainer({ ...base, image, env: isMap(envNode) ? appTemplateEnv(y, envNode) : base.env, gpuHints });
+  });
+}
+
+function appTemplateEnv(y: YamlFile, env: Node): EnvEntry[] {
+  return mapEntries(env).flatMap((e): EnvEntry[] => {
+    const at = locOf(y, e.keyNode);
+    if (isMap(e.value)) {
+      const from = mapGet(e.value, 'valueFrom');
+      if (from) return [{ name: e.key, from: describeValueFrom(y, from), at }];
+      const v = mapGet(e.value, 'value');
+      return [{ name: e.key, value: locatedText(y, v) ?? { value: '', ...(at ? { at } : {}) }, field: scalarField(y, v), at }];
+    }
+    const value = locatedText(y, e.value);
+    return [{ name: e.key, value: value ?? { value: '', ...(at ? { at } : {}) }, field: scalarField(y, e.value), at }];
+  });
 }
 
 function isNull(n: Node): boolean {

@@ -1,13 +1,15 @@
 /**
  * What every launch-file source produces: one vLLM command line as argv tokens, each with the
  * file:line:col it was written at, plus the environment and GPU hints that travel with it.
- * `load.ts` turns a LaunchCommand into a Deployment through the vLLM argv emulation.
+ * `load.ts` turns a LaunchCommand into a Deployment through its engine's argv emulation (vLLM,
+ * SGLang, llama-server; Ollama reads its environment).
  */
 import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { ArgToken } from '../argv-token.js';
 import type { LaunchSource } from '../deployment.js';
 import type { FlagSpec } from '../vllm-flags.js';
+import type { Modelfile } from '../engines/ollama/modelfile.js';
 
 export type { ArgToken };
 
@@ -44,6 +46,10 @@ export interface LaunchCommand {
   extraFlags?: readonly FlagSpec[];
   /** Set when the file runs something recognised that is not a vLLM server launch: what it is. */
   notLaunch?: Located<string>;
+  /** An Ollama Modelfile (a model definition, read as one; `tokens` is empty). */
+  modelfile?: Modelfile;
+  /** Models the file has an Ollama server pull or run (a postStart hook, a chart's model list). */
+  ollamaModels?: Located<string>[];
 }
 
 export function newLaunch(source: LaunchSource, tokens: ArgToken[], baseDir: string): LaunchCommand {

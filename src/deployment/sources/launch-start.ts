@@ -3,7 +3,8 @@
  * `exec`, `nohup`, `uv run`, `env A=B`, `sudo`, `docker run … IMAGE`, `bash -c "…"` and the like.
  * The launch is `vllm serve …` (any path ending in /vllm) or
  * `python… -m vllm.entrypoints.openai.api_server …` (also the legacy vllm.entrypoints.api_server),
- * or an SGLang server (`sglang serve`, `python… -m sglang.launch_server`: sglang-start.ts).
+ * or an SGLang server (`sglang serve`, `python… -m sglang.launch_server`: sglang-start.ts),
+ * or llama.cpp's `llama-server` / Ollama's `ollama serve` (llama-start.ts).
  * Words are scanned left to right, so unknown wrappers (`srun --gres=gpu:8 vllm serve …`) work too.
  */
 import type { Located } from '../../core/located.js';
@@ -12,6 +13,7 @@ import { parseDockerRun } from './docker-run.js';
 import type { ArgToken } from './launch-command.js';
 import type { FlagSpec } from '../vllm-flags.js';
 import { isSglangModule, looksLikeSglangImage, matchSglangServe, sglangEntrypointForm } from './sglang-start.js';
+import { isLlamaFamilyImage, llamaFamilyImageForm, llamaFamilyNotLaunch, matchLlamaFamily } from './llama-start.js';
 
 export interface LaunchMatch {
   /** The vLLM argv, starting at the vllm/python word; absent when `script` is set instead. */
@@ -69,6 +71,12 @@ function scan(words: ArgField[], m: LaunchMatch, opts: FindOptions): boolean {
       m.tokens = sglang;
       return true;
     }
+    const llama = matchLlamaFamily(words, i);
+    if (llama) {
+      m.tokens = llama;
+      return true;
+    }
+    if (llamaFamilyNotLaunch(words, i, m)) return true;
     if (name === 'vllm' && words[i + 1] && VLLM_CLIENT_COMMANDS.has(words[i + 1].text)) {
       const sub = words.slice(i + 1, i + 3).map((w) => w.text).filter((t) => !t.startsWith('-')).join(' ');
       m.notLaunch = { value: `\`vllm ${sub}\` (a vLLM client command, not a server launch)`, ...(words[i].at ? { at: words[i].at } : {}) };
@@ -114,6 +122,8 @@ function scanContainer(words: ArgField[], m: LaunchMatch, opts: FindOptions): bo
   const inner = run.entrypoint ? [run.entrypoint, ...run.command] : run.command;
   if (scan(inner, m, {})) return true;
   // No command, or only arguments: the image's entrypoint runs them.
+  if (!run.entrypoint && isLlamaFamilyImage(run.image.text) && (inner.length === 0 || !isProgram(inner[0].text)))
+    return llamaFamilyImageForm(run.image, inner, m);
   if (!run.entrypoint && looksLikeSglangImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text))
     return sglangEntrypointForm(run.image, inner, m);
   if (!run.entrypoint && looksLikeVllmImage(run.image.text) && inner.length > 0 && !isProgram(inner[0].text)) {
@@ -143,7 +153,7 @@ export function entrypointForm(image: ArgField | undefined, args: ArgField[], m:
 /** A word that names a program rather than an argument of vLLM (`bash`, `python3`, `ls` …). */
 function isProgram(word: string): boolean {
   const name = basename(word);
-  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || name === 'vllm' || name === 'sglang';
+  return SHELLS.has(name) || PYTHON.test(name) || NOT_LAUNCHERS.has(name) || ['vllm', 'sglang', 'llama-server', 'ollama'].includes(name);
 }
 
 export function looksLikeVllmImage(image: string): boolean {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { isUserError } from '../../core/errors.js';
+import { assembleDeployment } from './assemble.js';
 import { collectLaunches } from './collect.js';
 import { memoryFile } from './testing.js';
 
@@ -26,6 +27,7 @@ const shellText = fc
       'vllm', 'serve', 'python3', '-m', 'vllm.entrypoints.openai.api_server', 'docker', 'run', 'bash', '-c', 'export', 'X=1',
       '$X', '${X:-d}', '${#X}', '$(', ')', '`', "'", '"', '\\', '\n', ' ', '\\\n', '#', ';', '&&', '|', '&', '<<', 'EOF',
       '>', '2>&1', '{', '}', 'if', 'then', 'fi', 'env', '-i', '-e', 'A=B', 'cat', 'x.yaml', '--config', '$@', '=', '(', '\t',
+      'llama-server', '-fa', '-c', '--ctx-size=1', 'LLAMA_ARG_CTX_SIZE=x', 'ollama', 'OLLAMA_NUM_PARALLEL=2', 'ghcr.io/ggml-org/llama.cpp:server',
     ),
     { maxLength: 40 },
   )
@@ -72,5 +74,28 @@ test('YAML sources: random documents with manifest-like keys → launches or a U
       onlyUserErrors(() => collectLaunches([memoryFile('m.yaml', text)]));
     }),
     { numRuns: 500 },
+  );
+});
+
+/** Text built from what the Dockerfile, systemd, Modelfile, Nix and llama-swap readers look for. */
+const otherText = fc
+  .array(
+    fc.constantFrom(
+      'FROM', 'x', ' AS ', 'b', 'ENV', 'ARG', 'CMD', 'ENTRYPOINT', '["llama-server", "-m", "a"]', '[', ']', '"', "'", '\\', '\n', ' ', '=', '$', '${A:-b}',
+      '[Service]', '[Unit]', 'ExecStart=', 'Environment=', 'EnvironmentFile=', 'OLLAMA_CONTEXT_LENGTH=1', 'llama-server -c 1', 'ollama serve',
+      'PARAMETER', 'num_ctx', '"""', '#', '{', '}', ';', 'services.ollama.enable = true;', 'services.llama-cpp', 'lib.mkIf', ':', '...', "''",
+      'models:', '  a:', '    cmd: |', '      llama-server', '${PORT}', 'macros:', '-', ',',
+    ),
+    { maxLength: 40 },
+  )
+  .map((parts) => parts.join(''));
+
+test('Dockerfiles, systemd units, Modelfiles, Nix modules, llama-swap configs: random text → launches or a UserError', () => {
+  const names = ['Dockerfile', 'x.service', 'override.conf', 'Modelfile', 'm.nix', 'llama-swap.yaml'];
+  fc.assert(
+    fc.property(otherText, fc.constantFrom(...names), (text, name) =>
+      onlyUserErrors(() => collectLaunches([memoryFile(name, name === 'override.conf' ? `[Service]\n${text}` : text)]).launches.map((l) => assembleDeployment(l, { cwd: '/work' }))),
+    ),
+    { numRuns: 1500 },
   );
 });

@@ -26,8 +26,8 @@ export interface YamlFile {
   locate: Locate;
 }
 
-export function parseYamlFile(file: string, text: string): YamlFile {
-  const locate = fileLocator(file, text);
+/** `locate` maps offsets of `text` to where they were written (a YAML document inside a YAML string: a ConfigMap's data). */
+export function parseYamlFile(file: string, text: string, locate: Locate = fileLocator(file, text)): YamlFile {
   const parsed = parseAllDocuments(text, { prettyErrors: false, keepSourceTokens: false });
   const docs = Array.isArray(parsed) ? parsed : [];
   for (const doc of docs) {

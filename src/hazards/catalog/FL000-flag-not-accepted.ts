@@ -5,7 +5,7 @@ import { flagsNotAccepted } from '../conditions/flags-accepted.js';
 export const FL000 = defineHazard({
   id: 'FL000',
   alias: 'flag-not-accepted',
-  engines: ['vllm', 'sglang'],
+  engines: ['vllm', 'sglang', 'llama.cpp'],
   severity: 'warning',
   summary:
     'a flag or value the engine does not accept as written: not a flag, choice or JSON sub-key of this release, or an ambiguous abbreviation — the server would not start',
@@ -13,7 +13,9 @@ export const FL000 = defineHazard({
     'vLLM parses `vllm serve` arguments with argparse (FlexibleArgumentParser, allow_abbrev left on): an option string ' +
     'the parser does not register is "unrecognized arguments", and a prefix that matches several option strings is ' +
     '"ambiguous option"; both end the process before the engine starts. faultline checks each flag against the flag ' +
-    'table generated from that release\'s own source (data/vllm-flags/; SGLang\'s in data/sglang-flags/), and each ' +
+    'table generated from that release\'s own source (data/vllm-flags/; SGLang\'s in data/sglang-flags/; llama-server\'s, ' +
+    'from llama.cpp\'s common/arg.cpp, in data/llama-cpp-flags/, where a word llama-server does not know, a removed flag or ' +
+    'a value std::stoi cannot read ends the process the same way), and each ' +
     'choice and JSON sub-key against the values that table (and vLLM\'s config fields) has; the other hazards are ' +
     'checked all the same, reading the flag with the value it was given. A launch newer than the tables (or of an ' +
     'unknown version) gets this finding as "possibly" for whatever the tables lack, never a refusal.',

@@ -68,7 +68,7 @@ export function formatText(
   const launches = `${opts.launches} launch${opts.launches === 1 ? '' : 'es'}`;
   const pending = dependOnFactsLine(opts.dependOnFacts ?? []);
   if (findings.length === 0) {
-    out.push(c.green(`✓ no known hazard in ${launches} (${opts.hazards} hazards checked)`));
+    out.push(c.green(`✓ no known hazard in ${launches} (${opts.hazards} hazard${opts.hazards === 1 ? '' : 's'} checked)`));
     if (pending) out.push(c.dim(`  ${pending}`));
   } else {
     const n = findings.length;
