@@ -82,3 +82,19 @@ test('bad input is a UserError: unknown option, bad choice, bad integer, missing
   fails(['-m', 'm.gguf', '--draft-p-min', '1.5'], /probability/);
   fails(['-m', 'm.gguf', '--swa-full=yes'], /takes no value/);
 });
+
+test('--spec-type ngram-simple is prompt lookup with its n-gram sizes; it and --model-draft are one drafter too many', () => {
+  const s = parse('-m', 'm.gguf', '--spec-type', 'ngram-simple', '--spec-ngram-simple-size-n', '4');
+  assert.equal(s.options.specType, 'ngram-simple');
+  assert.equal(s.options.ngramSizeN, 4);
+  assert.equal(s.options.ngramSizeM, DEFAULT_OPTIONS.ngramSizeM);
+  assert.equal(parse('-m', 'm.gguf').options.specType, 'none');
+  assert.throws(
+    () => parse('-m', 'm.gguf', '--spec-type', 'ngram-simple', '-md', 'd.gguf'),
+    (e: unknown) => e instanceof UserError && /two drafters/.test(e.message),
+  );
+  assert.throws(
+    () => parse('-m', 'm.gguf', '--spec-type', 'draft-eagle3'),
+    (e: unknown) => e instanceof UserError && /not one of none, ngram-simple/.test(e.message),
+  );
+});

@@ -10,9 +10,11 @@ import {
   checkOptions,
   DEFAULT_OPTIONS,
   FLASH_ATTN,
+  SPEC_TYPES,
   type CacheType,
   type FlashAttn,
   type LlamaCppOptions,
+  type SpecType,
 } from './options.js';
 import { parsePlantedFaults } from './planted-faults.js';
 
@@ -124,6 +126,25 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
     names: ['--draft-p-min'],
     kind: 'number',
     help: "drafting stops at a token the draft gives less probability (default 0.6, node-llama-cpp's; 0: always draft)",
+  },
+  {
+    dest: 'spec_type',
+    names: ['--spec-type'],
+    kind: 'string',
+    choices: SPEC_TYPES,
+    help: 'ngram-simple: prompt lookup, the last generated n-gram found in the sequence drafts what followed it (default none)',
+  },
+  {
+    dest: 'ngram_size_n',
+    names: ['--spec-ngram-simple-size-n'],
+    kind: 'int',
+    help: 'ngram-simple: generated tokens to look up (default 12)',
+  },
+  {
+    dest: 'ngram_size_m',
+    names: ['--spec-ngram-simple-size-m'],
+    kind: 'int',
+    help: 'ngram-simple: most tokens one lookup drafts (default 48)',
   },
   {
     dest: 'planted_fault',
@@ -253,6 +274,9 @@ export function parseLlamaCppArgv(
     draftMax: int('draft_max', DEFAULT_OPTIONS.draftMax, 1),
     draftMin: int('draft_min', DEFAULT_OPTIONS.draftMin, 0),
     draftPMin: probability('draft_p_min', DEFAULT_OPTIONS.draftPMin),
+    specType: (seen.get('spec_type') as SpecType | undefined) ?? DEFAULT_OPTIONS.specType,
+    ngramSizeN: int('ngram_size_n', DEFAULT_OPTIONS.ngramSizeN, 1),
+    ngramSizeM: int('ngram_size_m', DEFAULT_OPTIONS.ngramSizeM, 1),
     threads: int('threads', DEFAULT_OPTIONS.threads, 1),
     plantedFaults:
       typeof seen.get('planted_fault') === 'string'

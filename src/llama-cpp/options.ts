@@ -11,6 +11,13 @@ export const CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_n
 export type CacheType = (typeof CACHE_TYPES)[number];
 export const FLASH_ATTN = ['on', 'off', 'auto'] as const;
 export type FlashAttn = (typeof FLASH_ATTN)[number];
+/**
+ * llama-server's --spec-type values this runtime has: none, and ngram-simple (prompt lookup: the
+ * last generated n-gram looked up in the sequence's own tokens, node-llama-cpp's
+ * InputLookupTokenPredictor). A draft model is --model-draft, as in llama-server.
+ */
+export const SPEC_TYPES = ['none', 'ngram-simple'] as const;
+export type SpecType = (typeof SPEC_TYPES)[number];
 
 export interface LlamaCppOptions {
   /** Total KV cells over all sequences (llama-server's -c: each of the --parallel sequences gets ctx-size / parallel). */
@@ -28,6 +35,11 @@ export interface LlamaCppOptions {
   draftMin: number;
   /** Least probability a drafted token needs for drafting to go on (node-llama-cpp's minConfidence; 0: always draft). */
   draftPMin: number;
+  specType: SpecType;
+  /** ngram-simple: the generated tokens looked up (llama-server's --spec-ngram-simple-size-n). */
+  ngramSizeN: number;
+  /** ngram-simple: the most tokens one lookup drafts (--spec-ngram-simple-size-m). */
+  ngramSizeM: number;
   threads: number;
   /** Reuse the longest cached prefix of a free sequence (llama-server's cache_prompt, on by default there too). */
   cacheReuse: boolean;
@@ -49,11 +61,18 @@ export const DEFAULT_OPTIONS: LlamaCppOptions = {
   draftMin: 0,
   // node-llama-cpp's default (llama-server's own is 0.75)
   draftPMin: 0.6,
+  specType: 'none',
+  // llama-server's defaults for ngram-simple (llama.cpp v0.4.0 common/common.h)
+  ngramSizeN: 12,
+  ngramSizeM: 48,
   // two threads decode 10–15× slower on the shared 2-core machines (research §7)
   threads: 1,
   cacheReuse: true,
   plantedFaults: {},
 };
+
+/** A drafter is attached: tokens come from node-llama-cpp's speculative loop, greedily. */
+export const speculates = (o: LlamaCppOptions) => o.modelDraft !== null || o.specType !== 'none';
 
 export const isQuantized = (t: CacheType) => t !== 'f32' && t !== 'f16' && t !== 'bf16';
 
@@ -67,6 +86,11 @@ export function checkOptions(o: LlamaCppOptions, at: (flag: string) => SourceLoc
         at: at('flash_attn') ?? at('cache_type_v'),
         hint: 'use --flash-attn on (or auto), or an unquantized --cache-type-v (f16, bf16, f32)',
       },
+    );
+  if (o.specType !== 'none' && o.modelDraft !== null)
+    throw new UserError(
+      `--spec-type ${o.specType} and --model-draft are two drafters, and a node-llama-cpp sequence takes one`,
+      { code: 'E_USAGE', at: at('spec_type') ?? at('model_draft'), hint: 'pass one of them' },
     );
   if (o.ctxSize !== null && o.ctxSize < o.parallel)
     throw new UserError(

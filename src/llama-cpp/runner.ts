@@ -6,7 +6,8 @@
  * evaluated again (--cache-prompt). Log-probabilities always come from the raw next-token
  * distribution; tokens are chosen by faultline's own sampler (engine/sampling.ts), so temperature,
  * top_k, top_p, seed and min_tokens mean what they mean for the faultline runtime. With a draft
- * model, llama.cpp's side does the choosing (node-llama-cpp's draft verification), greedy only.
+ * model or prompt lookup (--spec-type ngram-simple), llama.cpp's side does the choosing
+ * (node-llama-cpp's draft verification), greedy only.
  */
 import { createRng } from '../core/rng.js';
 import { createRowSampler } from '../engine/sampling.js';
@@ -27,7 +28,7 @@ import {
   type Runner,
   type RunnerMetrics,
 } from '../server/runner.js';
-import type { LlamaCppOptions } from './options.js';
+import { speculates, type LlamaCppOptions } from './options.js';
 import { emittedToken, logitsFromProbabilities, promptEntry } from './probabilities.js';
 import type { LlamaCppRuntime } from './runtime.js';
 import { runtimeSamples, type LlamaCppCounters } from './runner-metrics.js';
@@ -52,6 +53,8 @@ export class LlamaCppRunner implements Runner {
   private closed = false;
   private idleWaiters: (() => void)[] = [];
   private readonly running_jobs = new Set<Job>();
+  /** Prompt lookup's predictor per sequence: node-llama-cpp's sequence API never tells it the prompt, so each request does. */
+  private readonly lookups = new Map<Sequence, InstanceType<LlamaCppRuntime['binding']['InputLookupTokenPredictor']>>();
   readonly counters: LlamaCppCounters = {
     finished: NO_FINISHES(),
     promptTokens: 0,
@@ -77,12 +80,19 @@ export class LlamaCppRunner implements Runner {
             minConfidence: options.draftPMin,
           })
         : undefined;
-      this.free.push(
-        context.getSequence({
-          ...(tokenPredictor ? { tokenPredictor } : {}),
-          ...(options.contextShift ? { contextShift: { strategy: 'eraseBeginning' } } : {}),
-        }),
-      );
+      const lookup =
+        options.specType === 'ngram-simple'
+          ? new binding.InputLookupTokenPredictor({
+              patternLength: { min: options.ngramSizeN, max: options.ngramSizeN },
+              predictionLength: { min: 1, max: options.ngramSizeM },
+            })
+          : undefined;
+      const sequence = context.getSequence({
+        ...(tokenPredictor || lookup ? { tokenPredictor: tokenPredictor ?? lookup } : {}),
+        ...(options.contextShift ? { contextShift: { strategy: 'eraseBeginning' } } : {}),
+      });
+      if (lookup) this.lookups.set(sequence, lookup);
+      this.free.push(sequence);
     }
   }
 
@@ -113,16 +123,16 @@ export class LlamaCppRunner implements Runner {
       };
     if (r.logprobsMode === 'processed_logprobs')
       return { message: 'the llama.cpp runtime reports raw log-probabilities only', param: 'logprobs' };
-    if (this.options.modelDraft) {
+    if (speculates(this.options)) {
+      const drafter = this.options.modelDraft ? '--model-draft' : `--spec-type ${this.options.specType}`;
       if (r.sampling.temperature > 0)
         return {
-          message:
-            'with --model-draft the llama.cpp runtime decodes greedily only (node-llama-cpp verifies drafts under its own sampler)',
+          message: `with ${drafter} the llama.cpp runtime decodes greedily only (node-llama-cpp verifies drafts under its own sampler)`,
           param: 'temperature',
         };
       if ((r.minTokens ?? 0) > 0)
         return {
-          message: 'with --model-draft the llama.cpp runtime cannot hold back EOS for min_tokens',
+          message: `with ${drafter} the llama.cpp runtime cannot hold back EOS for min_tokens`,
           param: 'min_tokens',
         };
     }
@@ -149,7 +159,7 @@ export class LlamaCppRunner implements Runner {
 
   metrics(): RunnerMetrics {
     const c = this.counters;
-    const draft = this.options.modelDraft !== null;
+    const draft = speculates(this.options);
     return {
       running: this.running,
       waiting: this.waiting.length,
@@ -279,7 +289,7 @@ export class LlamaCppRunner implements Runner {
       this.sequenceCapacity,
       this.options.contextShift,
     );
-    if (this.options.modelDraft) return this.runWithDraft(job, sequence, rest, emitter, wantsPromptLogprobs);
+    if (speculates(this.options)) return this.runWithDraft(job, sequence, rest, emitter, wantsPromptLogprobs);
     const rows = await this.evaluate(sequence, rest, wantsPromptLogprobs);
     if (wantsPromptLogprobs)
       job.push({ kind: 'prompt_logprobs', entries: promptLogprobs(r, rows.slice(0, -1)) });
@@ -313,6 +323,7 @@ export class LlamaCppRunner implements Runner {
     wantsPromptLogprobs: boolean,
   ): Promise<void> {
     const r = job.request;
+    this.lookups.get(sequence)?.updateInputTokens(asTokens(r.promptIds));
     const before = { ...sequence.tokenPredictions };
     let feed = rest;
     if (wantsPromptLogprobs && rest.length > 1) {

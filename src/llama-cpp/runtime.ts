@@ -178,7 +178,7 @@ export async function openLlamaCpp(modelPath: string, o: LlamaCppOptions): Promi
       );
   }
   const kv = `KV ${o.cacheTypeK}/${o.cacheTypeV}`;
-  const summary = `${basename(modelPath)} (${arch}) · ${o.parallel} sequence(s) of ${context.contextSize} cells · ${kv} · flash-attn ${o.flashAttn} · swa-full ${o.swaFull ? 'on' : 'off'} · batch ${context.batchSize} · context shift ${o.contextShift ? 'on' : 'off'} · threads ${o.threads}${o.modelDraft ? ` · draft ${basename(o.modelDraft)} (≤ ${o.draftMax} tokens)` : ''}${plantedFaultsText(o.plantedFaults) ? ` · ${plantedFaultsText(o.plantedFaults)}` : ''}`;
+  const summary = `${basename(modelPath)} (${arch}) · ${o.parallel} sequence(s) of ${context.contextSize} cells · ${kv} · flash-attn ${o.flashAttn} · swa-full ${o.swaFull ? 'on' : 'off'} · batch ${context.batchSize} · context shift ${o.contextShift ? 'on' : 'off'} · threads ${o.threads}${o.modelDraft ? ` · draft ${basename(o.modelDraft)} (≤ ${o.draftMax} tokens)` : ''}${o.specType === 'ngram-simple' ? ` · prompt lookup (n-gram ${o.ngramSizeN}, ≤ ${o.ngramSizeM} tokens)` : ''}${plantedFaultsText(o.plantedFaults) ? ` · ${plantedFaultsText(o.plantedFaults)}` : ''}`;
   return {
     binding,
     llama,

@@ -35,10 +35,11 @@ const LAUNCHES: Record<string, Record<string, string>> = {
   v_q8_0: { cache_type_v: 'q8_0', flash_attn: 'on' },
   flash_on: { flash_attn: 'on' },
   swa_full: { swa_full: 'on' },
-  parallel_1: { parallel: '1' },
+  parallel_4: { parallel: '4' },
   batch_16: { batch_size: '16' },
   cache_prompt: { cache_prompt: 'on', swa_full: 'on' },
   draft: { draft: 'q8_0' },
+  prompt_lookup: { prompt_lookup: 'ngram' },
   k_q8_0_no_rotation: { cache_type_k: 'q8_0', kv_rotation: 'off' },
 };
 
@@ -195,10 +196,10 @@ test('flash attention: off in the reference, on at its level, and the arithmetic
 });
 
 test('parallel sequences: the probe puts several sequences in one batch at parallel 4, one at parallel 1', (t) => {
-  const ref = metric(get('reference'), 'faultline:llama_cpp_batch_sequences_max');
-  const one = metric(get('parallel_1'), 'faultline:llama_cpp_batch_sequences_max');
-  t.diagnostic(`sequences per batch at most: ${ref} at parallel 4, ${one} at parallel 1`);
-  assert.ok(ref > 1, `${ref} > 1`);
+  const one = metric(get('reference'), 'faultline:llama_cpp_batch_sequences_max');
+  const four = metric(get('parallel_4'), 'faultline:llama_cpp_batch_sequences_max');
+  t.diagnostic(`sequences per batch at most: ${four} at parallel 4, ${one} at parallel 1 (the reference)`);
+  assert.ok(four > 1, `${four} > 1`);
   assert.equal(one, 1);
 });
 
@@ -229,6 +230,14 @@ test('draft speculation: the draft drafts and its tokens are accepted', (t) => {
   t.diagnostic(`draft tokens ${drafted}, accepted ${accepted}`);
   assert.ok(accepted > 0 && drafted >= accepted);
   assert.equal(metric(get('reference'), 'vllm:spec_decode_num_draft_tokens_total'), 0);
+});
+
+test('prompt lookup: n-grams of the output found in the prompt draft tokens, and some are accepted', (t) => {
+  const drafted = metric(get('prompt_lookup'), 'vllm:spec_decode_num_draft_tokens_total');
+  const accepted = metric(get('prompt_lookup'), 'vllm:spec_decode_num_accepted_tokens_total');
+  t.diagnostic(`prompt-lookup draft tokens ${drafted}, accepted ${accepted}`);
+  assert.ok(accepted > 0 && drafted > accepted, 'drafts made, some accepted, some refuted');
+  assert.match(get('prompt_lookup').log, /prompt lookup \(n-gram 4, ≤ 16 tokens\)/);
 });
 
 test('quantized-KV rotation off: llama.cpp names the switch, and the q8_0 numbers change', (t) => {

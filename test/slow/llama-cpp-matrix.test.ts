@@ -1,5 +1,5 @@
 /**
- * The llama.cpp matrix (slow tier): `faultline matrix examples/llama-cpp/matrix.yaml` — nine of
+ * The llama.cpp matrix (slow tier): `faultline matrix examples/llama-cpp/matrix.yaml` — ten of
  * llama.cpp's features on tiny-swa, one thread per server, two cells at a time — runs to a verdict,
  * and that verdict is asserted whatever it is: corruption found must come with a verified
  * interaction and the remedies that cleared it; a clean run must have tested every valid pair of

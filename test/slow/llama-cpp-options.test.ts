@@ -184,6 +184,36 @@ test('--model-draft / --draft-max / --draft-p-min: a copy of the model as draft 
   });
 });
 
+test('--spec-type ngram-simple: prompt lookup drafts from the prompt, some drafts are validated, tokens unchanged', async () => {
+  // a repeated sentence: the last few generated tokens recur in the prompt, and lookups draft what
+  // followed them there; tiny-swa does not copy the sentence, so most drafts are refuted (measured 7
+  // validated, 185 refuted over 64 tokens), which is what makes the check worth doing: a refuted draft
+  // must not change a token
+  const sentence = 'The keeper of the lighthouse wrote the same note every evening. ';
+  const body = {
+    prompt: sentence.repeat(6),
+    max_tokens: 64,
+    temperature: 0,
+    ignore_eos: true,
+    return_token_ids: true,
+  };
+  const plain = await withServer(
+    {},
+    async (s) => (await request(s, body)).json.choices[0].token_ids as number[],
+  );
+  await withServer({ specType: 'ngram-simple', ngramSizeN: 4, ngramSizeM: 16 }, async (s) => {
+    const r = await request(s, body);
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual(r.json.choices[0].token_ids, plain);
+    const validated = await metric(s, 'faultline:llama_cpp_draft_tokens_validated_total');
+    const refuted = await metric(s, 'faultline:llama_cpp_draft_tokens_refuted_total');
+    assert.ok(validated > 0 && refuted > 0, `${validated} drafted tokens validated, ${refuted} refuted`);
+    assert.equal(await metric(s, 'vllm:spec_decode_num_accepted_tokens_total'), validated);
+    const hot = await request(s, { ...body, temperature: 0.7 });
+    assert.equal(hot.status, 400, 'prompt lookup decodes greedily only');
+  });
+});
+
 test('--cache-prompt: a shared prefix is found in the cache and not evaluated again; --no-cache-prompt evaluates it', async () => {
   for (const cacheReuse of [true, false])
     await withServer({ cacheReuse }, async (s) => {
