@@ -56,6 +56,12 @@ export function planTextFromFiles(o: PlanFromFileOptions): string {
   const d = deployments[index];
   if (!d) throw new UserError(`--launch ${o.launch}: there are ${deployments.length} launches`, { code: 'E_USAGE' });
   const source = d.at ? formatLocation(d.at) : d.source.file;
+  if (d.engine === 'llama.cpp' || d.engine === 'ollama')
+    throw new UserError(`plans are built for vLLM and SGLang launches; this one runs ${d.engine === 'ollama' ? 'Ollama' : "llama.cpp's llama-server"}`, {
+      code: 'E_USAGE',
+      hint: 'faultline lint reads it; a matrix plan for it is not generated yet (write one by hand: examples/llama-cpp/ has one)',
+      ...(d.at ? { at: d.at } : {}),
+    });
   return renderPlan(
     buildPlanFromLaunch(d, {
       target: o.target,

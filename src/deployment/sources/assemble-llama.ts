@@ -59,14 +59,7 @@ function assembleLlamaCpp(launch: LaunchCommand, opts: AssembleOptions, relocate
     args.set(k, { ...rest, ...located(relocate(v.at) ?? v.at) });
   }
   const facts = relocateFacts(parsed.facts, relocate);
-  const entry =
-    llamaServerProgram(launch.tokens) === 'server'
-      ? 'server'
-      : launch.tokens[0]?.text === 'llama-server' && image
-        ? image.variant === 'full'
-          ? 'full-image'
-          : 'server-image'
-        : 'llama-server';
+  const entry = entryOf(launch, image);
   const d: Deployment = {
     source: launch.source,
     engine: 'llama.cpp',
@@ -278,4 +271,19 @@ function ollamaVersionOf(launch: LaunchCommand, notes: Located<string>[]): Locat
     ...located(launch.image.at),
   });
   return undefined;
+}
+
+/** How the server was started: an image entrypoint form puts a made-up `llama-server` word at the image (or at `--server`). */
+function entryOf(
+  launch: LaunchCommand,
+  image: ReturnType<typeof llamaCppImage>,
+): NonNullable<Deployment['llamaCpp']>['entry'] {
+  if (llamaServerProgram(launch.tokens) === 'server') return 'server';
+  const first = launch.tokens[0];
+  const same = (a: SourceLocation | undefined, b: SourceLocation | undefined) =>
+    Boolean(a && b && a.file === b.file && a.line === b.line && a.column === b.column);
+  if (image?.variant === 'server' && first?.text === 'llama-server' && same(first.at, launch.image?.at))
+    return 'server-image';
+  if (image?.variant === 'full' && first?.text === 'llama-server') return 'full-image';
+  return 'llama-server';
 }

@@ -178,6 +178,10 @@ function otherPythonProgram(words: ArgField[], i: number, m: LaunchMatch): boole
     m.notes.push({ value: "NVIDIA Dynamo's vLLM worker (python -m dynamo.vllm): read as vLLM's engine arguments plus the worker's own flags", ...(at ? { at } : {}) });
     return true;
   }
+  if (module === 'llama_cpp.server') {
+    m.notLaunch = { value: "python -m llama_cpp.server (llama-cpp-python's server, whose flags are its own; not read)", ...(at ? { at } : {}) };
+    return true;
+  }
   if (module === 'sglang.launch_router' || module === 'sglang_router.launch_router') {
     m.notLaunch = { value: `python -m ${module} (SGLang's request router, not a server launch)`, ...(at ? { at } : {}) };
     return true;

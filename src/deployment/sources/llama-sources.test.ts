@@ -174,11 +174,15 @@ test('images whose entrypoint is the server: llama.cpp server / full, ollama; an
   assert.deepEqual(load('run.sh', 'docker run ghcr.io/ggml-org/llama.cpp:full-cuda --run -m /m.gguf'), []);
   const ollama = one('run.sh', 'docker run -d -e OLLAMA_NUM_PARALLEL=4 ollama/ollama:0.12.3');
   assert.deepEqual([ollama.engine, ollama.versions.ollama?.value, facts(ollama).parallel?.value], ['ollama', '0.12.3', 4]);
-  const c = collectLaunches([memoryFile('chat.sh', 'llama-cli -m x.gguf\nollama pull qwen3\n')]);
+  const c = collectLaunches([memoryFile('chat.sh', 'llama-cli -m x.gguf\nollama pull qwen3\npython3 -m llama_cpp.server --model x.gguf\n')]);
   assert.deepEqual(c.launches, []);
   assert.deepEqual(
     c.notLaunches.map((n) => n.value),
-    ['`llama-cli` (a llama.cpp program that is not a server; llama-server serves)', '`ollama pull` (an Ollama client command, not the server: `ollama serve` is)'],
+    [
+      '`llama-cli` (a llama.cpp program that is not a server; llama-server serves)',
+      '`ollama pull` (an Ollama client command, not the server: `ollama serve` is)',
+      "python -m llama_cpp.server (llama-cpp-python's server, whose flags are its own; not read)",
+    ],
   );
 });
 

@@ -28,7 +28,7 @@ export const FL000 = defineHazard({
       id: 'drop-the-flag',
       change: { unset: 'enable_prefix_cacheing' },
       label:
-        'drop the flag, fix its spelling or write the full option name; for a flag of a newer release, run that release (and tell lint with --vllm-version)',
+        'drop the flag, fix its spelling or write the full option name; for a flag of a newer release, run that release (and tell lint with --vllm-version, --sglang-version or --llama-cpp-version)',
       why: 'the parser then matches every option exactly; flags come and go between releases, and the table of the release that runs decides',
     },
   ],

@@ -131,6 +131,9 @@ function suggestion(f: Finding, r: Remedy, readText: ReadText): Suggestion {
 /** One suggestion per finding and remedy, in the findings' order. */
 export function suggestFixes(findings: readonly Finding[], readText: ReadText): Suggestion[] {
   return findings.flatMap((f) =>
-    f.deployment.argv?.length ? f.hazard.remedies.map((r) => suggestion(f, r, readText)) : [],
+    // The argv editing knows vLLM's and SGLang's flags; llama-server's launches get no rewrite yet.
+    f.deployment.argv?.length && (f.deployment.engine === 'vllm' || f.deployment.engine === 'sglang')
+      ? f.hazard.remedies.map((r) => suggestion(f, r, readText))
+      : [],
   );
 }

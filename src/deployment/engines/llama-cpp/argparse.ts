@@ -323,10 +323,15 @@ export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLla
           : {}),
       });
       // Kept under its spelled name, with its value word when one follows, so the next option is still read.
-      let value: unknown = true;
+      const eq = name.indexOf('=');
+      let value: unknown = eq > 0 ? name.slice(eq + 1) : true;
       const next = tokens[i + 1];
-      if (next && !looksLikeOption(next.text, idx)) value = tokens[++i].text;
-      set(nameKey(name), { value, option: text, from: 'flag', ...at(tok.at) }, tok);
+      if (eq < 0 && next && !looksLikeOption(next.text, idx)) value = tokens[++i].text;
+      set(
+        nameKey(eq > 0 ? name.slice(0, eq) : name),
+        { value, option: text, from: 'flag', ...at(tok.at) },
+        tok,
+      );
       continue;
     }
     const o = hit.option;
