@@ -5,11 +5,13 @@
  * interaction and the remedies that cleared it; a clean run must have tested every valid pair of
  * levels with a verdict. Every cell is printed (t.diagnostic).
  *
- * What it found (docs/findings/003): no wrong output, but llama.cpp crashes (SIGSEGV in
- * llama_kv_cache::build_rope_shift) when a quantized K cache without its Hadamard rotation
- * (LLAMA_ATTN_ROT_DISABLE=1) is shifted, which node-llama-cpp's draft loop does: every cell with
- * {cache_type_k: q8_0, kv_rotation: off, draft: q8_0} loses its server mid-probe (probe-error, no
- * verdict), and each cell missing one of the three passes. The test holds the run to that.
+ * What it found (docs/findings/003): llama.cpp crashes (SIGSEGV in llama_kv_cache::build_rope_shift)
+ * when a quantized K cache without its Hadamard rotation (LLAMA_ATTN_ROT_DISABLE=1) is shifted, which
+ * node-llama-cpp's draft loop does: every cell with {cache_type_k: q8_0, kv_rotation: off, draft:
+ * q8_0} loses its server mid-probe (probe-error, no verdict), and each cell missing one of the three
+ * passes. Wrong output is allowed only where finding 004 puts it (four sequences), and it is
+ * intermittent: the run is then corruption-found (verified) or inconclusive (not reproduced when
+ * re-probed), never clean. The test holds the run to that.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -70,6 +72,12 @@ test(
     // a hung cell is recorded as timeout and names its hung requests; it is never a pass
     for (const c of report.cells.filter((x) => x.outcome === 'timeout'))
       assert.match(c.detail ?? '', /hung \(no answer/, `${c.id}: ${c.detail}`);
+    // Finding 004: with four sequences node-llama-cpp now and then hands a request another request's
+    // distribution (2–8 % of requests alone, so a cell of 11 requests meets it in roughly one run of
+    // three). A corrupt cell anywhere else is new, and fails here.
+    const corrupt = report.cells.filter((c) => c.outcome === 'corrupt');
+    for (const c of corrupt)
+      assert.equal(c.levels.parallel, '4', `${c.id} is corrupt at one sequence: not finding 004 (${c.detail})`);
     if (report.verdict === 'corruption-found') {
       assert.equal(r.code, 1);
       const verified = report.interactions.filter((i) => i.status === 'verified');
@@ -84,6 +92,11 @@ test(
         );
         assert.ok(v.remedies.length > 0, 'each verified interaction has a remedy that passed');
       }
+    } else if (corrupt.length > 0) {
+      // the intermittent defect seen, and not reproduced when localization re-probed: inconclusive,
+      // never clean, with every corrupt cell at four sequences (checked above)
+      assert.equal(report.verdict, 'inconclusive', `corrupt cells make the run ${report.verdict}`);
+      t.diagnostic(`finding 004 met in ${corrupt.map((c) => c.id).join(', ')}; not reproduced on re-probing`);
     } else {
       assert.equal(report.verdict, 'clean', `the run ends with a verdict, not ${report.verdict}`);
       assert.equal(r.code, 0);
