@@ -18,7 +18,7 @@
  * planted-faults.ts) against a clean reference of the same launch must read CORRUPT, with the tokens
  * the probe judged until its verdict. Seeds 0…S−1 per pair (S = ceil(probes / pairs)).
  *
- *   npm run bench:real-noise -- [--probes 104] [--requests 29] [--max-tokens 24] [--planted-only]
+ *   npm run bench:real-noise -- [--probes 104] [--requests 29] [--max-tokens 24] [--planted-only] [--only NAME]
  *
  * 29 requests: the fewest that can read CLEAN (the sequential test's rule of three, oracle README);
  * fewer and a benign probe can only read INCONCLUSIVE. --found-seeds N: probes of the finding-004
@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProbe } from '../src/probe/run.js';
 import type { ProbeReport } from '../src/probe/types.js';
-import { numberArg } from './args.js';
+import { numberArg, stringArg } from './args.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const serveScript = join(root, 'examples/llama-cpp/serve-tiny-swa.mjs');
@@ -48,6 +48,9 @@ const MAX_TOKENS = numberArg('max-tokens', 24);
 const WINDOW = 128;
 // --planted-only: the planted faults alone (a quick check that they still read CORRUPT)
 const PLANTED_ONLY = process.argv.includes('--planted-only');
+// --only TEXT: the benign pairs whose name contains TEXT, with the seeds a full run gives them (a
+// re-run of one pair); no planted faults, no finding-004 pair
+const ONLY = stringArg('only', '');
 
 interface Pair {
   name: string;
@@ -214,7 +217,7 @@ async function main(): Promise<void> {
     console.log(
       `benign: ${BENIGN.length} pairs × ${perPair} seeds, ${REQUESTS} requests of ≤ ${MAX_TOKENS} tokens each (load ${loadavg()[0].toFixed(1)})`,
     );
-    for (const pair of PLANTED_ONLY ? [] : BENIGN) {
+    for (const pair of PLANTED_ONLY ? [] : BENIGN.filter((p) => p.name.includes(ONLY))) {
       const verdicts = await withPair(dir, pair, async (ref, cand) => {
         const out: string[] = [];
         for (let seed = 0; seed < perPair; seed++) {
@@ -230,9 +233,10 @@ async function main(): Promise<void> {
       });
       console.log(`  ${pair.name.padEnd(40)} ${verdicts}`);
     }
-    console.log('planted faults (must read CORRUPT):');
     let caught = 0;
-    for (const pair of PLANTED) {
+    const planted = ONLY ? [] : PLANTED;
+    if (planted.length) console.log('planted faults (must read CORRUPT):');
+    for (const pair of planted) {
       const report = await withPair(dir, pair, (ref, cand) => probe(pair, ref, cand, 0));
       if (report.verdict === 'CORRUPT') caught++;
       console.log(
@@ -240,7 +244,7 @@ async function main(): Promise<void> {
       );
     }
     // --found-seeds 0 leaves the real defect out (it is intermittent: probes, not a pass or a fail)
-    const foundSeeds = PLANTED_ONLY ? 0 : numberArg('found-seeds', perPair);
+    const foundSeeds = PLANTED_ONLY || ONLY ? 0 : numberArg('found-seeds', perPair);
     if (foundSeeds > 0) {
       const verdicts = await withPair(dir, FOUND, async (ref, cand) => {
         const out: string[] = [];
@@ -255,9 +259,9 @@ async function main(): Promise<void> {
     }
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     console.log(
-      `real noise: false alarms ${alarms}/${probes} (llama.cpp v0.4.0 via node-llama-cpp 3.21.1, tiny-swa, ${BENIGN.length} variation pairs; ${failed} probes without a verdict); planted faults read CORRUPT ${caught}/${PLANTED.length}; ${minutes} min`,
+      `real noise: false alarms ${alarms}/${probes} (llama.cpp v0.4.0 via node-llama-cpp 3.21.1, tiny-swa, ${BENIGN.length} variation pairs; ${failed} probes without a verdict); planted faults read CORRUPT ${caught}/${planted.length}; ${minutes} min (load ${loadavg()[0].toFixed(1)})`,
     );
-    if (alarms > 0 || failed > 0 || caught < PLANTED.length) process.exitCode = 1;
+    if (alarms > 0 || failed > 0 || caught < planted.length) process.exitCode = 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
