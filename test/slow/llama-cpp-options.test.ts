@@ -159,29 +159,37 @@ test('--ctx-size and --context-shift: a request past its sequence is refused wit
   });
 });
 
-test('--model-draft / --draft-max / --draft-p-min: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
-  const body = {
-    prompt: 'Call me Ishmael.',
-    max_tokens: 64,
-    temperature: 0,
-    ignore_eos: true,
-    return_token_ids: true,
-  };
+/**
+ * Greedy tokens with a drafter attached equal those without one; returns the draft tokens the target
+ * validated and refuted (/metrics), the server still up for more checks in `more`.
+ */
+async function speculateLikePlain(
+  prompt: string,
+  drafter: Partial<LlamaCppOptions>,
+  more: (s: BuiltLlamaCppServer, body: object) => Promise<void> = async () => {},
+): Promise<{ validated: number; refuted: number }> {
+  const body = { prompt, max_tokens: 64, temperature: 0, ignore_eos: true, return_token_ids: true };
   const plain = await withServer(
     {},
     async (s) => (await request(s, body)).json.choices[0].token_ids as number[],
   );
-  await withServer({ modelDraft: gguf, draftMax: 4, draftPMin: 0 }, async (s) => {
+  return withServer(drafter, async (s) => {
     const r = await request(s, body);
     assert.equal(r.status, 200, JSON.stringify(r.json));
     assert.deepEqual(r.json.choices[0].token_ids, plain);
-    // the draft is the target itself, so most drafts hold (a draft decoded alone can still differ at a
-    // near-tie from the target's verify batch); measured 8 validated, 2 refuted over 64 tokens
     const validated = await metric(s, 'faultline:llama_cpp_draft_tokens_validated_total');
     const refuted = await metric(s, 'faultline:llama_cpp_draft_tokens_refuted_total');
-    assert.ok(validated > refuted, `${validated} draft tokens validated, ${refuted} refuted`);
     assert.equal(await metric(s, 'vllm:spec_decode_num_accepted_tokens_total'), validated);
+    await more(s, body);
+    return { validated, refuted };
   });
+}
+
+test('--model-draft / --draft-max / --draft-p-min: a copy of the model as draft has its drafts validated, tokens unchanged', async () => {
+  const d = await speculateLikePlain('Call me Ishmael.', { modelDraft: gguf, draftMax: 4, draftPMin: 0 });
+  // the draft is the target itself, so most drafts hold (a draft decoded alone can still differ at a
+  // near-tie from the target's verify batch); measured 8 validated, 2 refuted over 64 tokens
+  assert.ok(d.validated > d.refuted, `${d.validated} draft tokens validated, ${d.refuted} refuted`);
 });
 
 test('--spec-type ngram-simple: prompt lookup drafts from the prompt, some drafts are validated, tokens unchanged', async () => {
@@ -190,28 +198,15 @@ test('--spec-type ngram-simple: prompt lookup drafts from the prompt, some draft
   // validated, 185 refuted over 64 tokens), which is what makes the check worth doing: a refuted draft
   // must not change a token
   const sentence = 'The keeper of the lighthouse wrote the same note every evening. ';
-  const body = {
-    prompt: sentence.repeat(6),
-    max_tokens: 64,
-    temperature: 0,
-    ignore_eos: true,
-    return_token_ids: true,
-  };
-  const plain = await withServer(
-    {},
-    async (s) => (await request(s, body)).json.choices[0].token_ids as number[],
+  const d = await speculateLikePlain(
+    sentence.repeat(6),
+    { specType: 'ngram-simple', ngramSizeN: 4, ngramSizeM: 16 },
+    async (s, body) => {
+      const hot = await request(s, { ...body, temperature: 0.7 });
+      assert.equal(hot.status, 400, 'prompt lookup decodes greedily only');
+    },
   );
-  await withServer({ specType: 'ngram-simple', ngramSizeN: 4, ngramSizeM: 16 }, async (s) => {
-    const r = await request(s, body);
-    assert.equal(r.status, 200, JSON.stringify(r.json));
-    assert.deepEqual(r.json.choices[0].token_ids, plain);
-    const validated = await metric(s, 'faultline:llama_cpp_draft_tokens_validated_total');
-    const refuted = await metric(s, 'faultline:llama_cpp_draft_tokens_refuted_total');
-    assert.ok(validated > 0 && refuted > 0, `${validated} drafted tokens validated, ${refuted} refuted`);
-    assert.equal(await metric(s, 'vllm:spec_decode_num_accepted_tokens_total'), validated);
-    const hot = await request(s, { ...body, temperature: 0.7 });
-    assert.equal(hot.status, 400, 'prompt lookup decodes greedily only');
-  });
+  assert.ok(d.validated > 0 && d.refuted > 0, `${d.validated} drafted tokens validated, ${d.refuted} refuted`);
 });
 
 test('--cache-prompt: a shared prefix is found in the cache and not evaluated again; --no-cache-prompt evaluates it', async () => {
