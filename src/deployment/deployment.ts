@@ -78,8 +78,33 @@ export interface ModelFacts {
   };
   /** config.json declares a vision or audio tower (vision_config / audio_config); absent when not read. */
   multimodal?: boolean;
+  /**
+   * The attention's shape: head counts and per-head sizes (GGUF `<arch>.attention.*`, or config.json
+   * `num_attention_heads` / `num_key_value_heads` / `head_dim`); a field is absent when not given.
+   */
+  attention?: AttentionShape;
+  /** The context the model was trained for (GGUF `<arch>.context_length`, config.json `max_position_embeddings`). */
+  contextLength?: number;
+  /** What the facts were read from: a Hugging Face config.json or a GGUF file's header. */
+  format?: 'config.json' | 'gguf';
   /** Notes for the user about how facts were derived (e.g. "Mistral: missing sliding_window means 4096"). */
   notes: string[];
+}
+
+export interface AttentionShape {
+  /** Query heads (the largest over layers when the file gives one count per layer). */
+  headCount?: number;
+  /** KV heads (the largest over layers when given per layer; 0 on a layer means no attention there). */
+  headCountKv?: number;
+  /** K head size (llama.cpp's n_embd_head_k: `key_length`, else embedding length / head count). */
+  keyLength?: number;
+  /** V head size (llama.cpp's n_embd_head_v). */
+  valueLength?: number;
+  /** K / V head sizes of the sliding-window layers, when the file gives them apart (`key_length_swa`). */
+  keyLengthSwa?: number;
+  valueLengthSwa?: number;
+  /** How K and V are laid out: one KV head per query head, grouped, one for all, or a compressed latent (MLA). */
+  kvLayout?: 'mha' | 'gqa' | 'mqa' | 'mla';
 }
 
 export interface GpuFacts {

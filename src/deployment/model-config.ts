@@ -4,15 +4,17 @@
  * KV-cache dtype the checkpoint declares (checkpoint-kv-dtype.ts, from config.json and the
  * hf_quant_config.json beside it), and — for a directory with safetensors — the attention scales
  * stored in it (checkpoint-scales.ts). Without safetensors, `scales` stays absent: unknown, not 1.0.
+ * A GGUF file (by its `.gguf` name or its magic) is read by gguf/model-facts.ts from its header alone.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../core/errors.js';
 import { checkpointKvDtype } from './checkpoint-kv-dtype.js';
 import { checkpointQuantization } from './checkpoint-quant.js';
 import { checkpointScales } from './checkpoint-scales.js';
-import type { ModelFacts } from './deployment.js';
-import { layerFactsOf } from './layer-kinds.js';
+import { ggufModelFacts, isGgufFile } from '../gguf/model-facts.js';
+import type { AttentionShape, ModelFacts } from './deployment.js';
+import { layerFactsOf, textConfigOf } from './layer-kinds.js';
 import { parsePythonJson } from './python-json.js';
 import { isPlainObject } from './vllm-values.js';
 
@@ -39,6 +41,8 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
     });
   }
   const isDir = statSync(pathOrDir).isDirectory();
+  // A GGUF (llama.cpp's single-file format): its header holds the same facts
+  if (!isDir && (isGgufFile(pathOrDir) || startsWithGgufMagic(pathOrDir))) return ggufModelFacts(pathOrDir);
   const dir = isDir ? pathOrDir : dirname(pathOrDir);
   const configFile = isDir ? join(pathOrDir, 'config.json') : pathOrDir;
   if (isDir && !existsSync(configFile)) {
@@ -84,7 +88,52 @@ export function readModelFacts(pathOrDir: string): ModelFacts {
     ...(quantization ? { quantization } : {}),
     // A vision or audio tower in config.json: the model takes media inputs.
     multimodal: config.vision_config != null || config.audio_config != null,
+    ...attentionOf(config),
+    format: 'config.json',
     notes,
+  };
+}
+
+function startsWithGgufMagic(file: string): boolean {
+  const buf = Buffer.alloc(4);
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    return readSync(fd, buf, 0, 4, 0) === 4 && buf.toString('latin1') === 'GGUF';
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Heads and head sizes from the decoder's config (transformers' names), and the trained context. */
+function attentionOf(config: Record<string, unknown>): {
+  attention?: AttentionShape;
+  contextLength?: number;
+} {
+  const tc = textConfigOf(config);
+  const n = (k: string) => {
+    const v = tc[k];
+    return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+  };
+  const headCount = n('num_attention_heads');
+  const headCountKv = n('num_key_value_heads') ?? headCount;
+  const hidden = n('hidden_size');
+  const keyLength = n('head_dim') ?? (hidden && headCount ? Math.floor(hidden / headCount) : undefined);
+  const mla = n('kv_lora_rank') !== undefined;
+  const attention: AttentionShape = {
+    ...(headCount ? { headCount } : {}),
+    ...(headCountKv ? { headCountKv } : {}),
+    ...(keyLength && !mla ? { keyLength, valueLength: n('v_head_dim') ?? keyLength } : {}),
+  };
+  if (mla) attention.kvLayout = 'mla';
+  else if (headCount && headCountKv)
+    attention.kvLayout = headCountKv === headCount ? 'mha' : headCountKv === 1 ? 'mqa' : 'gqa';
+  const ctx = n('max_position_embeddings');
+  return {
+    ...(Object.keys(attention).length ? { attention } : {}),
+    ...(ctx ? { contextLength: ctx } : {}),
   };
 }
 

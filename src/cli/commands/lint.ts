@@ -52,12 +52,17 @@ function assignments(option: string, items: string[]): Record<string, string> | 
 export const registerLint: RegisterCommand = (program: Command, io: CliIO, exit) => {
   program
     .command('lint')
-    .description('check vLLM and SGLang launches for known silent-corruption hazards (static, no GPU needed); llama-server and Ollama launches are read too')
+    .description(
+      'check vLLM and SGLang launches for known silent-corruption hazards (static, no GPU needed); llama-server and Ollama launches are read too',
+    )
     .argument(
       '[files...]',
       'shell scripts, Kubernetes / Helm / KServe / compose manifests, vLLM --config YAML, Dockerfiles, systemd units, llama-swap configs, Modelfiles',
     )
-    .option('--model-config <path>', "the model's config.json, or its checkpoint directory")
+    .option(
+      '--model-config <path>',
+      "the model's config.json, its checkpoint directory, or its GGUF file (header only)",
+    )
     .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
     .option('--vllm-version <version>', 'vLLM version the launch runs (e.g. 0.23.1rc1.dev843+g04adc8843)')
     .option('--flashinfer-version <version>', 'flashinfer-python version the launch runs')
