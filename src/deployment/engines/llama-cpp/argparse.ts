@@ -168,6 +168,22 @@ export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLla
   const tag = table.llamaCppTag;
   const note = (value: string, where?: SourceLocation) => out.notes.push({ value, ...at(where) });
   const problem = (p: FlagProblem) => out.flagProblems.push(p);
+  /** A value the option's conversion refused (`c`), as a flag problem. */
+  const valueProblem = (
+    c: Extract<Converted, { problem: unknown }>,
+    option: string,
+    value: string,
+    where?: SourceLocation,
+  ) =>
+    problem({
+      kind: c.problem,
+      option,
+      value,
+      ...at(where),
+      ...(c.suggestion ? { suggestion: c.suggestion } : {}),
+      checkedAgainst: c.why,
+      ...(authoritative ? { definite: true } : {}),
+    });
 
   // 1. LLAMA_ARG_* (and the few other variables options name, e.g. HF_TOKEN), in the order they reach the process.
   for (const [name, v] of opts.env ?? []) {
@@ -230,15 +246,7 @@ export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLla
     }
     const c = convert(o, v.value, name);
     if ('problem' in c) {
-      problem({
-        kind: c.problem,
-        option: name,
-        value: v.value,
-        ...at(v.at),
-        ...(c.suggestion ? { suggestion: c.suggestion } : {}),
-        checkedAgainst: c.why,
-        ...(authoritative ? { definite: true } : {}),
-      });
+      valueProblem(c, name, v.value, v.at);
       out.args.set(key, { value: v.value, option: name, from: 'env', spec: o, ...at(v.at) });
       continue;
     }
@@ -440,15 +448,7 @@ export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLla
     }
     const c = convert(o, valueTok.text, name);
     if ('problem' in c) {
-      problem({
-        kind: c.problem,
-        option: name,
-        value: valueTok.text,
-        ...at(tok.at),
-        ...(c.suggestion ? { suggestion: c.suggestion } : {}),
-        checkedAgainst: c.why,
-        ...(authoritative ? { definite: true } : {}),
-      });
+      valueProblem(c, name, valueTok.text, tok.at);
       set(key, { value: valueTok.text, option: name, from: 'flag', spec: o, ...at(tok.at) }, tok);
       continue;
     }
