@@ -1,7 +1,8 @@
 /**
  * `faultline guard [--warn-only] [--refuse-on LEVEL] [--allow-unknown-flags] [--allow FLnnn]... -- COMMAND...`:
  * a container entrypoint wrapper. It learns the GPU, the installed vLLM / FlashInfer versions and the
- * model's config.json from the machine, runs the lint hazards on COMMAND, and then either runs
+ * model's config.json from the machine (for `llama-server …` and `ollama serve`: the version their own
+ * binary prints for --version, and the GPU), runs the lint hazards on COMMAND, and then either runs
  * COMMAND unchanged (signals, stdio and exit status pass through) or refuses: findings on stderr,
  * exit 3, COMMAND never started. Missing facts stay unknown; only a definite finding refuses, and
  * only one whose evidence is at least `--refuse-on` (guard/refusal-policy.ts). A flag the installed
@@ -21,9 +22,11 @@ import { dependOnFactsLine } from '../../hazards/formatters/depend-on-facts.js';
 import { formatText } from '../../hazards/formatters/text.js';
 import { execChild } from '../../hazards/guard/exec-child.js';
 import { findModelConfig } from '../../hazards/guard/hf-cache.js';
-import { gatherGpu, gatherVersions } from '../../hazards/guard/machine-facts.js';
+import type { GpuFacts } from '../../deployment/deployment.js';
+import { isAbsolute, resolve } from 'node:path';
+import { gatherBinaryVersion, gatherGpu, gatherVersions, type Fact } from '../../hazards/guard/machine-facts.js';
 import { DEFAULT_REFUSE_ON, parseRefuseOn, refuses } from '../../hazards/guard/refusal-policy.js';
-import type { Confidence } from '../../hazards/hazard.js';
+import type { Confidence, Hazard } from '../../hazards/hazard.js';
 import { runProbe, type Probe } from '../../hazards/guard/run-probe.js';
 import { findHazard, hazards } from '../../hazards/index.js';
 import { splitDashDash } from '../dash-dash.js';
@@ -47,6 +50,8 @@ export interface GuardSettings {
   allowed: Set<string>;
   /** The weakest evidence that refuses (confirmed ≥ reproduced ≥ reported); default reproduced. */
   refuseOn?: Confidence;
+  /** The hazards to evaluate (tests); the catalog by default. */
+  catalog?: readonly Hazard[];
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -55,7 +60,7 @@ export const registerGuard: RegisterCommand = (program: Command, io: CliIO, exit
   program
     .command('guard')
     .description(
-      'run a vLLM launch only if no known silent-corruption hazard applies (container entrypoint wrapper)',
+      'run a vLLM, SGLang, llama-server or ollama serve launch only if no known silent-corruption hazard applies (container entrypoint wrapper)',
     )
     .argument('<command...>', 'the launch, after --: faultline guard -- vllm serve MODEL …')
     .option(
@@ -87,6 +92,8 @@ Examples:
   faultline guard --refuse-on confirmed -- vllm serve MODEL … # refuse only on confirmed hazards
   faultline guard --refuse-on reported -- vllm serve MODEL …  # refuse on every hazard, reported ones too
   faultline guard --warn-only -- vllm serve MODEL --new-flag  # never refuses
+  faultline guard -- llama-server -m model.gguf -ctk q8_0 -np 4 # version from llama-server --version
+  faultline guard -- ollama serve                             # version from ollama --version; OLLAMA_* from the environment
 
 Refusal policy (--refuse-on, default ${DEFAULT_REFUSE_ON}): a hazard's evidence is confirmed (merged fix or
 maintainer-acknowledged), reproduced (a public reproduction with controls, or a one-factor-off
@@ -149,11 +156,12 @@ export async function guard(
     return start(command, io);
   }
   if (!d) {
-    say(`${command[0]} is not a vLLM or SGLang server launch: nothing to check; starting it`);
+    say(`${command[0]} is not a vLLM, SGLang, llama-server or ollama serve launch: nothing to check; starting it`);
     return start(command, io);
   }
   // Hazards only missing machine facts could make apply never refuse; they are one line, as in lint.
-  const { findings, dependOnFacts } = splitBySignal(lintDeployments([d]));
+  const catalog = o.catalog ?? hazards;
+  const { findings, dependOnFacts } = splitBySignal(lintDeployments([d], catalog));
   const refuseOn = o.refuseOn ?? DEFAULT_REFUSE_ON;
   const blocking = findings.filter((f) => refuses(f, refuseOn, o.allowed));
   if (findings.length)
@@ -161,7 +169,7 @@ export async function guard(
       formatText(findings, {
         color: false,
         launches: 1,
-        hazards: hazards.length,
+        hazards: catalog.length,
         notes: d.notes,
         dependOnFacts,
       }),
@@ -197,6 +205,8 @@ async function describeLaunch(
   o: { io: CliIO; probe: Probe; allowUnknownFlags: boolean },
 ): Promise<Deployment | undefined> {
   const { io, probe } = o;
+  const family = llamaFamilyLaunch(command, o);
+  if (family) return describeLlamaFamily(command, family, o);
   const program = command[0].split('/').pop() ?? '';
   const pythons = /^python(\d+(\.\d+)*)?$/.test(program)
     ? [command[0], 'python3', 'python']
@@ -219,14 +229,11 @@ async function describeLaunch(
     if (isUserError(e) && e.code === 'E_NOT_VLLM') return undefined;
     throw e;
   }
-  // llama-server and Ollama are read by lint; guard does not yet learn their installed version or wrap them.
+  // read without a version by llamaFamilyLaunch; a launch that reads as one only now is theirs too
   if (d.engine === 'llama.cpp' || d.engine === 'ollama') return undefined;
   d.source = { ...d.source, kind: 'guard' };
   const facts: string[] = [];
-  if (gpu.value) {
-    d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };
-    facts.push(`GPU ${gpu.value.name ?? ''} (sm${gpu.value.sm}) from ${gpu.how}`);
-  } else facts.push(gpu.how);
+  addGpu(d, gpu, facts);
   for (const key of [d.engine === 'sglang' ? 'sglang' : 'vllm', 'flashinfer'] as const) {
     const v = versions[key];
     if (v.value) {
@@ -248,6 +255,86 @@ async function describeLaunch(
   }
   // SGLang's own choices (attention backend, page size, speculative defaults) depend on these facts.
   if (d.engine === 'sglang') reapplySglangRewrites(d);
+  io.err(`faultline guard: facts: ${facts.join('; ')}\n`);
+  return d;
+}
+
+function addGpu(d: Deployment, gpu: Fact<GpuFacts>, facts: string[]): void {
+  if (gpu.value) {
+    d.gpu = { value: gpu.value, at: { file: '<nvidia-smi>', line: 1, column: 1 } };
+    facts.push(`GPU ${gpu.value.name ?? ''} (sm${gpu.value.sm}) from ${gpu.how}`);
+  } else facts.push(gpu.how);
+}
+
+const CONTAINER_RUNNERS = new Set(['docker', 'podman', 'nerdctl']);
+const basename = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/**
+ * A llama-server or `ollama serve` launch, read without a version: which engine, and the reading
+ * (kept for Ollama, whose reading does not depend on its version). Anything else — vLLM, SGLang, a
+ * foreign command, or words the loader cannot read — is left to the vLLM path and its errors.
+ */
+function llamaFamilyLaunch(
+  command: string[],
+  o: { io: CliIO; allowUnknownFlags: boolean },
+): Deployment | undefined {
+  try {
+    const d = deploymentFromArgv(command, { cwd: o.io.cwd, env: o.io.env, allowUnknownFlags: o.allowUnknownFlags });
+    return d.engine === 'llama.cpp' || d.engine === 'ollama' ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * llama-server and `ollama serve`: the version the launch's own binary reports (the flag table
+ * llama-server's words are read with follows it), the GPU from nvidia-smi, and no model config
+ * (their models are GGUF files or Ollama names, which guard does not open). A launch that runs in
+ * a container image (`docker run …`, an image's entrypoint) is not asked: the binary on this
+ * machine is not the one that runs, so the version is the image tag's or unknown.
+ */
+async function describeLlamaFamily(
+  command: string[],
+  first: Deployment,
+  o: { io: CliIO; probe: Probe; allowUnknownFlags: boolean },
+): Promise<Deployment> {
+  const { io, probe } = o;
+  const engine = first.engine as 'llama.cpp' | 'ollama';
+  const what = engine === 'llama.cpp' ? 'llama.cpp' : 'Ollama';
+  const word = first.argv?.[0]?.text ?? command[0];
+  const inContainer =
+    CONTAINER_RUNNERS.has(basename(command[0])) ||
+    first.llamaCpp?.entry === 'server-image' ||
+    first.llamaCpp?.entry === 'full-image';
+  const binary = word.includes('/') && !isAbsolute(word) ? resolve(io.cwd, word) : word;
+  const [gpu, version] = await Promise.all([
+    gatherGpu(probe, io.env),
+    inContainer
+      ? Promise.resolve<Fact<string>>({
+          how: `${what} version ${first.versions[engine === 'llama.cpp' ? 'llamaCpp' : 'ollama'] ? 'from the image tag' : 'unknown'}: the launch runs in a container image, whose binary this machine's ${basename(word)} --version would not describe`,
+        })
+      : gatherBinaryVersion(probe, io.env, engine, binary),
+  ]);
+  let d = first;
+  if (engine === 'llama.cpp' && version.value)
+    d = deploymentFromArgv(command, {
+      cwd: io.cwd,
+      env: io.env,
+      allowUnknownFlags: o.allowUnknownFlags,
+      llamaCppVersion: version.value,
+    });
+  d.source = { ...d.source, kind: 'guard' };
+  const facts: string[] = [];
+  addGpu(d, gpu, facts);
+  const key = engine === 'llama.cpp' ? 'llamaCpp' : 'ollama';
+  if (version.value) {
+    d.versions[key] = { value: version.value, at: { file: `<${version.how}>`, line: 1, column: 1 } };
+    facts.push(`${what} ${version.value} from ${version.how}`);
+  } else {
+    const fromImage = d.versions[key]?.value;
+    facts.push(fromImage ? `${what} ${fromImage} from the image tag` : version.how);
+    if (!fromImage) d.notes.push({ value: version.how });
+  }
   io.err(`faultline guard: facts: ${facts.join('; ')}\n`);
   return d;
 }

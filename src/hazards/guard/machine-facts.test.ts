@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatherGpu, gatherVersions } from './machine-facts.js';
+import { gatherBinaryVersion, gatherGpu, gatherVersions, parseLlamaServerVersion, parseOllamaVersion } from './machine-facts.js';
 import type { Probe, ProbeResult } from './run-probe.js';
 
 /** A probe that answers from a table keyed by program name and records what was asked. */
@@ -57,4 +57,19 @@ test('versions from the first Python that answers; missing packages are unknown,
   assert.match(none.vllm.how, /not installed for python3/);
   const noPython = await gatherVersions(fakeProbe({}), {}, ['python3']);
   assert.match(noPython.flashinfer.how, /no Python answered \(python3 not found on PATH\)/);
+});
+
+test('llama-server --version and ollama --version are read; what names no version is unknown', async () => {
+  assert.equal(parseLlamaServerVersion('version: 6123 (abc1234)\nbuilt with cc for x86_64-linux-gnu\n'), 'b6123');
+  assert.equal(parseLlamaServerVersion('load_backend: loaded CUDA backend\nversion: 7012 (0a1b2c3)\n'), 'b7012');
+  assert.equal(parseLlamaServerVersion('version: 0 (unknown)'), undefined);
+  assert.equal(parseLlamaServerVersion('llama-server custom'), undefined);
+  assert.equal(parseOllamaVersion('ollama version is 0.12.3\n'), '0.12.3');
+  assert.equal(parseOllamaVersion('Warning: could not connect to a running Ollama instance\nWarning: client version is 0.11.10\n'), '0.11.10');
+  assert.equal(parseOllamaVersion('ollama version is 0.0.0'), undefined);
+  // llama-server prints on stderr; a non-zero exit after printing still counts
+  const v = await gatherBinaryVersion(fakeProbe({ 'llama-server': { ok: false, stdout: '', stderr: 'version: 6123 (abc1234)\n', why: 'llama-server failed (exit 1)' } }), {}, 'llama.cpp', 'llama-server');
+  assert.equal(v.value, 'b6123');
+  const none = await gatherBinaryVersion(fakeProbe({}), {}, 'ollama', 'ollama');
+  assert.match(none.how, /Ollama version unknown: ollama not found on PATH/);
 });

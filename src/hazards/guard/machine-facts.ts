@@ -88,3 +88,50 @@ export async function gatherVersions(
     flashinfer: { how: `FlashInfer version unknown: ${why}` },
   };
 }
+
+/**
+ * llama-server's `--version` ("version: 6123 (abc1234)", on stderr, then "built with …") → the build
+ * number as a version `b6123`. Builds made without git print "version: 0 (unknown)": unknown.
+ */
+export function parseLlamaServerVersion(text: string): string | undefined {
+  const m = /^\s*version:\s*(\d+)\s*(?:\(([0-9a-f]+|unknown)\))?/im.exec(text);
+  if (!m || Number(m[1]) === 0) return undefined;
+  return `b${Number(m[1])}`;
+}
+
+/**
+ * `ollama --version`: "ollama version is 0.12.3"; with no server running it warns and prints
+ * "Warning: client version is 0.12.3" instead. A development build ("0.0.0") is unknown.
+ */
+export function parseOllamaVersion(text: string): string | undefined {
+  const m = /(?:ollama version is|client version is)\s+v?(\d+\.\d+\.\d+[\w.+-]*)/i.exec(text);
+  if (!m || /^0\.0\.0/.test(m[1])) return undefined;
+  return m[1];
+}
+
+const firstLine = (text: string) => text.trim().split(/\r?\n/)[0]?.slice(0, 120) ?? '';
+
+/**
+ * The version the launch's own binary reports (`llama-server --version`, `ollama --version`). A
+ * missing binary, a failure or output that names no version leaves it unknown, with why; a binary
+ * that prints its version and then exits non-zero still counts (older llama-server builds did).
+ */
+export async function gatherBinaryVersion(
+  probe: Probe,
+  env: NodeJS.ProcessEnv,
+  engine: 'llama.cpp' | 'ollama',
+  binary: string,
+): Promise<Fact<string>> {
+  const what = engine === 'llama.cpp' ? 'llama.cpp' : 'Ollama';
+  const parse = engine === 'llama.cpp' ? parseLlamaServerVersion : parseOllamaVersion;
+  const r = await probe(binary, ['--version'], { env, timeoutMs: 10_000 });
+  const text = `${r.stdout}\n${r.stderr ?? ''}`;
+  const value = parse(text);
+  const how = `${binary} --version`;
+  if (value) return { value, how };
+  if (!r.ok && !text.trim()) return { how: `${what} version unknown: ${r.why ?? `${binary} gave no answer`}` };
+  const said = firstLine(text);
+  return {
+    how: `${what} version unknown: ${binary} --version ${said ? `printed no version faultline reads ("${said}")` : 'printed nothing'}${r.ok ? '' : ` (${r.why})`}`,
+  };
+}

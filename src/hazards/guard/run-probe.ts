@@ -8,6 +8,8 @@ import { execFile } from 'node:child_process';
 export interface ProbeResult {
   ok: boolean;
   stdout: string;
+  /** What it wrote on stderr (llama-server prints its version there). */
+  stderr?: string;
   /** Why there is no answer, when ok is false. */
   why?: string;
 }
@@ -25,7 +27,7 @@ export const runProbe: Probe = (file, args, opts) =>
       args,
       { env: opts.env, timeout: opts.timeoutMs, maxBuffer: 1 << 20, windowsHide: true, encoding: 'utf8' },
       (err, stdout, stderr) => {
-        if (!err) return resolve({ ok: true, stdout });
+        if (!err) return resolve({ ok: true, stdout, stderr });
         const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string };
         const why =
           e.code === 'ENOENT'
@@ -33,7 +35,7 @@ export const runProbe: Probe = (file, args, opts) =>
             : e.killed
               ? `${file} timed out after ${opts.timeoutMs} ms`
               : `${file} failed (${typeof e.code === 'number' ? `exit ${e.code}` : (e.code ?? e.message)})${stderr ? `: ${stderr.trim().split('\n')[0]}` : ''}`;
-        resolve({ ok: false, stdout, why });
+        resolve({ ok: false, stdout, stderr, why });
       },
     );
   });
