@@ -10,40 +10,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../core/package-root.js';
+import type { LlamaCppFlagTable, LlamaCppOption } from './engines/llama-cpp/flag-table.js';
 
-interface LlamaOption {
-  names: string[];
-  negatives?: string[];
-  value: string | null;
-  kind: string;
-  handler: string;
-  choices?: string[];
-  accepts?: string[];
-  default?: string;
-  env: string | null;
-  envNegative?: string;
-  examples: string[];
-  excludes?: string[];
-  server: boolean;
-  condition?: string;
-  removed?: boolean;
-  spec?: boolean;
-  help: string;
-}
-
-interface LlamaTable {
-  llamaCppTag: string;
-  source: { repository: string; tag: string; commit: string; date: string; subject: string; files: string[] };
-  generator: string;
-  counts: Record<string, number>;
-  exampleDefaults: Record<string, Record<string, unknown>>;
-  options: LlamaOption[];
-  presetOptions: LlamaOption[];
-}
+type LlamaOption = LlamaCppOption;
 
 const TABLE = 'v0.4.0.json';
 const dir = join(packageRoot, 'data', 'llama-cpp-flags');
-const table = JSON.parse(readFileSync(join(dir, TABLE), 'utf8')) as LlamaTable;
+const table = JSON.parse(readFileSync(join(dir, TABLE), 'utf8')) as LlamaCppFlagTable;
 const serverOptions = table.options.filter((o) => o.server);
 
 /** The option llama-server reads for `name` (a spelling or a negated spelling). */
