@@ -18,10 +18,12 @@
  * planted-faults.ts) against a clean reference of the same launch must read CORRUPT, with the tokens
  * the probe judged until its verdict. Seeds 0…S−1 per pair (S = ceil(probes / pairs)).
  *
- *   npm run bench:real-noise -- [--probes 104] [--requests 29] [--max-tokens 24] [--planted-only] [--only NAME]
+ *   npm run bench:real-noise -- [--probes 104] [--requests 90] [--max-tokens 24] [--planted-only] [--only NAME]
  *
- * 29 requests: the fewest that can read CLEAN (the sequential test's rule of three, oracle README);
- * fewer and a benign probe can only read INCONCLUSIVE. --found-seeds N: probes of the finding-004
+ * --requests is a cap: a probe stops as soon as the sequential test decides. 29 clean requests are
+ * the fewest that read CLEAN (the rule of three, oracle README); one weak corrupt request (a noise
+ * tail past the margin, which H0 allows at 0.5 % of requests) needs 54 clean ones after it, so a cap
+ * of 29 leaves such a benign probe INCONCLUSIVE, and 90 lets it finish. --found-seeds N: probes of the finding-004
  * pair (default: as many as a benign pair; 0 leaves it out).
  *
  * Alone on the machine: it starts two servers at a time, each on one thread.
@@ -43,7 +45,7 @@ const prose = readFileSync(join(root, 'data/heldout-prose.txt'), 'utf8');
 const sharedPrefixProse = readFileSync(join(root, 'examples/llama-cpp/prose.txt'), 'utf8');
 
 const PROBES = numberArg('probes', 104);
-const REQUESTS = numberArg('requests', 29);
+const REQUESTS = numberArg('requests', 90);
 const MAX_TOKENS = numberArg('max-tokens', 24);
 const WINDOW = 128;
 // --planted-only: the planted faults alone (a quick check that they still read CORRUPT)
