@@ -121,8 +121,10 @@ function outsideChoices(flag: SglangFlag, value: unknown): boolean {
 }
 
 /** The stored value of a value-less flag (store_true, store_false, store_const …). */
-function switchValue(flag: SglangFlag): unknown {
+function switchValue(flag: SglangFlag, option: string): unknown {
   if (flag.action === 'store_false') return false;
+  // argparse.BooleanOptionalAction: --x stores True, its --no-x form False.
+  if (flag.action === 'BooleanOptionalAction') return !option.startsWith('--no-');
   if (flag.action === 'store_const') return flag.const;
   return true;
 }
@@ -176,7 +178,7 @@ export function parseSglangArgv(tokens: readonly ArgToken[], table: SglangFlagTa
     if (eq >= 0) words.push(tok.text.slice(eq + 1));
     if (flag.kind === 'flag') {
       if (eq >= 0) problem(`${option}: ignored explicit argument '${words[0]}'`, tok.at);
-      else if (flag.action !== 'DeprecatedAction') setArg(out, flag, switchValue(flag), tok.at);
+      else if (flag.action !== 'DeprecatedAction') setArg(out, flag, switchValue(flag, option), tok.at);
       continue;
     }
     const many = flag.nargs === '+' || flag.nargs === '*';
