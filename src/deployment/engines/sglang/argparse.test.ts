@@ -82,6 +82,28 @@ test('an unknown flag is a problem but its value is kept under its spelled name 
   assert.deepEqual(p.problems, []);
 });
 
+test('a BooleanOptionalAction flag takes no value and has a --no-x form that stores False (SGLang 0.5.11+)', () => {
+  const t = tableFor('0.5.12.post1').table;
+  const on = parseSglangArgv(
+    tokensFromArgv(['--model-path', 'm', '--lora-strict-loading', '--tp-size', '2']),
+    t,
+  );
+  assert.deepEqual([...on.problems, ...on.flagProblems], []);
+  assert.equal(on.args.get('lora_strict_loading')?.value, true);
+  assert.equal(on.args.get('tp_size')?.value, 2);
+  const off = parseSglangArgv(tokensFromArgv(['--model-path', 'm', '--no-lora-strict-loading']), t);
+  assert.deepEqual([...off.problems, ...off.flagProblems], []);
+  assert.equal(off.args.get('lora_strict_loading')?.value, false);
+  const old = parseSglangArgv(
+    tokensFromArgv(['--model-path', 'm', '--no-lora-strict-loading']),
+    tableFor('0.5.6').table,
+  );
+  assert.deepEqual(
+    old.flagProblems.map((x) => [x.kind, x.option]),
+    [['unknown', '--no-lora-strict-loading']],
+  );
+});
+
 test('the flag table follows the release: 0.4.6 knows fewer KV dtypes and no --speculative-algorithm NGRAM', () => {
   const old = tableFor('0.4.6.post5').table;
   const p = parseSglangArgv(

@@ -30,7 +30,10 @@ test('a version picks its release line, else the nearest older line, else main â
   assert.match(rc.why, /no table for 0\.5\.0: the nearest older release line/);
   assert.equal(tableFor(undefined).table.sglangVersion, null);
   assert.match(tableFor(undefined).why, /SGLang version unknown: flags of SGLang main/);
-  assert.match(tableFor('0.5.9').why, /newer than the newest release table/);
+  assert.equal(tableFor('0.5.9').table.sglangVersion, '0.5.9');
+  assert.equal(tableFor('0.5.9').authoritative, true);
+  assert.match(tableFor('0.5.21').why, /newer than the newest release table/);
+  assert.equal(tableFor('0.5.21').table.sglangVersion, null);
   assert.match(tableFor('0.3.6').why, /older than the oldest release table/);
   assert.match(tableFor('banana').why, /"banana" is not a version/);
 });
