@@ -14,6 +14,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { UserError, type SourceLocation } from '../core/errors.js';
+import { packageRoot } from '../core/package-root.js';
 import { trialsForZeroEventBound } from '../oracle/binomial.js';
 import { recordGolden } from '../probe/record.js';
 import type { Recording } from '../probe/recording.js';
@@ -61,7 +62,7 @@ export const probeOptionsSchema = z.strictObject({
     .lt(1)
     .default(DEFAULT_SEQUENTIAL.targetRate)
     .describe('CLEAN needs the corrupt-request rate bounded below this (a larger one needs fewer clean requests).'),
-  prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file).'),
+  prompt_text: z.string().optional().describe('Held-out prose the suites cut prompts from (relative to the plan file; {faultline_root} is the faultline package running the plan).'),
 });
 export type MatrixProbeOptions = Omit<z.output<typeof probeOptionsSchema>, 'requests' | 'suite'> & { requests: number; suites: AnySuite[] };
 
@@ -194,7 +195,7 @@ export function createEngineProbe(options: EngineProbeOptions): MatrixProbe {
   let corpus: string | undefined;
   const corpusFor = (o: MatrixProbeOptions): string => {
     if (corpus !== undefined) return corpus;
-    const path = o.prompt_text ? resolve(options.planDir, o.prompt_text) : DEFAULT_PROMPT_TEXT;
+    const path = o.prompt_text ? resolve(options.planDir, o.prompt_text.replaceAll('{faultline_root}', packageRoot)) : DEFAULT_PROMPT_TEXT;
     try {
       corpus = readFileSync(path, 'utf8');
     } catch (e) {

@@ -22,7 +22,7 @@ export interface PlanLevel {
 /** The plan as `faultline matrix` reads it (YAML keys), and the comments to write beside it. */
 export interface GeneratedPlan {
   data: {
-    launch: { argv: string[]; env?: Record<string, string>; json_args?: Record<string, Record<string, unknown>>; ready_timeout_s: number; stop_timeout_s: number };
+    launch: { argv: string[]; env?: Record<string, string>; json_args?: Record<string, Record<string, unknown>>; health?: string; ready_timeout_s: number; stop_timeout_s: number };
     reference: { levels: Record<string, string>; keep_alive: boolean };
     factors: Record<string, { description: string; role?: 'choice'; levels: Record<string, PlanLevel | null> }>;
     constraints: { if: Record<string, string>; then: Record<string, string>; why: string }[];

@@ -10,7 +10,11 @@ import { packageRoot } from '../core/package-root.js';
 import { deploymentFromArgv, loadDeployments } from '../deployment/load.js';
 import { buildPlanFromLaunch } from './build-plan.js';
 import type { Target } from './features.js';
+import { buildLlamaCppPlan } from './llama-cpp-plan.js';
 import { renderPlan } from './render-plan.js';
+
+/** `--target`: vllm (the launch's own vLLM / SGLang command), engine (faultline's engine or llama.cpp runtime), llama.cpp (the launch's own llama-server). */
+export type PlanTarget = Target | 'llama.cpp';
 
 export interface PlanFromFileOptions {
   files: string[];
@@ -18,17 +22,19 @@ export interface PlanFromFileOptions {
   modelConfig?: string;
   gpu?: string;
   vllmVersion?: string;
-  target: Target;
+  /** Absent: vllm for vLLM and SGLang launches, engine for llama-server ones. */
+  target?: PlanTarget;
   only?: string[];
   /** Which launch when the files hold several (1-based). */
   launch?: number;
 }
 
-export const TARGETS: readonly Target[] = ['vllm', 'engine'];
+export const TARGETS: readonly PlanTarget[] = ['vllm', 'engine', 'llama.cpp'];
 
-export function parseTarget(value: string): Target {
-  if (!(TARGETS as readonly string[]).includes(value)) throw new UserError(`--target ${value}: use ${TARGETS.join(' or ')}`, { code: 'E_USAGE' });
-  return value as Target;
+export function parseTarget(value: string | undefined): PlanTarget | undefined {
+  if (value === undefined) return undefined;
+  if (!(TARGETS as readonly string[]).includes(value)) throw new UserError(`--target ${value}: use ${TARGETS.join(', ')}`, { code: 'E_USAGE' });
+  return value as PlanTarget;
 }
 
 export function parseOnly(value: string | undefined): string[] | undefined {
@@ -56,18 +62,44 @@ export function planTextFromFiles(o: PlanFromFileOptions): string {
   const d = deployments[index];
   if (!d) throw new UserError(`--launch ${o.launch}: there are ${deployments.length} launches`, { code: 'E_USAGE' });
   const source = d.at ? formatLocation(d.at) : d.source.file;
-  if (d.engine === 'llama.cpp' || d.engine === 'ollama')
-    throw new UserError(`plans are built for vLLM and SGLang launches; this one runs ${d.engine === 'ollama' ? 'Ollama' : "llama.cpp's llama-server"}`, {
+  if (d.engine === 'ollama')
+    throw new UserError('plans are built for vLLM, SGLang and llama-server launches; this one runs Ollama', {
       code: 'E_USAGE',
-      hint: 'faultline lint reads it; a matrix plan for it is not generated yet (write one by hand: examples/llama-cpp/ has one)',
+      hint:
+        "Ollama's runner is not llama-server (its settings are server-wide OLLAMA_* variables and each model's Modelfile, and a cell would need the model pulled into its own server), so faultline does not map it yet; " +
+        'write the same features as a llama-server launch (OLLAMA_KV_CACHE_TYPE → -ctk/-ctv, OLLAMA_FLASH_ATTENTION → -fa, OLLAMA_NUM_PARALLEL → -np) and plan that, or run examples/llama-cpp/matrix.yaml',
+      ...(d.at ? { at: d.at } : {}),
+    });
+  if (d.engine === 'llama.cpp') {
+    const target = o.target ?? 'engine';
+    if (target === 'vllm')
+      throw new UserError("--target vllm: this launch runs llama.cpp's llama-server, not vLLM", {
+        code: 'E_USAGE',
+        hint: "use --target engine (faultline's llama.cpp runtime on tiny-swa, the default) or --target llama.cpp (the launch's own llama-server)",
+        ...(d.at ? { at: d.at } : {}),
+      });
+    return renderPlan(
+      buildLlamaCppPlan(d, {
+        target,
+        ...(o.only ? { only: o.only } : {}),
+        source,
+        ...(target === 'engine' ? { engineWindow: engineWindow(o.cwd) } : {}),
+      }),
+    );
+  }
+  const target = o.target ?? 'vllm';
+  if (target === 'llama.cpp')
+    throw new UserError(`--target llama.cpp is for llama-server launches; this one runs ${d.engine === 'sglang' ? 'SGLang' : 'vLLM'}`, {
+      code: 'E_USAGE',
+      hint: "use --target vllm (the launch's own command, the default) or --target engine (faultline's engine)",
       ...(d.at ? { at: d.at } : {}),
     });
   return renderPlan(
     buildPlanFromLaunch(d, {
-      target: o.target,
+      target,
       ...(o.only ? { only: o.only } : {}),
       source,
-      ...(o.target === 'engine' ? { engineWindow: engineWindow(o.cwd) } : {}),
+      ...(target === 'engine' ? { engineWindow: engineWindow(o.cwd) } : {}),
     }),
   );
 }

@@ -31,7 +31,7 @@ export function planSource(planArg: string | undefined, opts: Partial<LaunchPlan
         code: 'E_USAGE',
         hint: 'faultline matrix PLAN.yaml, or faultline matrix --from serve.sh --model-config config.json --gpu B200',
       });
-    const options: LaunchPlanOptions = { ...opts, target: opts.target ?? 'vllm' };
+    const options: LaunchPlanOptions = { ...opts };
     const text = launchPlanText([opts.from], options, cwd);
     const label = `the plan of ${opts.from}`;
     return { plan: parsePlan(label, text), label, args: launchPlanArgs(opts.from, options), dir: cwd, text };

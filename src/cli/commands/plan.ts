@@ -16,7 +16,7 @@ export interface LaunchPlanOptions {
   modelConfig?: string;
   gpu?: string;
   vllmVersion?: string;
-  target: string;
+  target?: string;
   only?: string;
   launch?: string;
 }
@@ -35,7 +35,10 @@ export function addLaunchPlanOptions(command: Command): Command {
     .option('--model-config <path>', "the model's config.json or checkpoint directory (the probe's window comes from it)")
     .option('--gpu <gpu>', 'GPU name ("NVIDIA B200"), sm100, or compute capability 10.0')
     .option('--vllm-version <version>', 'vLLM version the launch runs')
-    .option('--target <target>', "vllm: the launch's own command; engine: the same flags on faultline's engine (CPU)", 'vllm')
+    .option(
+      '--target <target>',
+      "vllm: the launch's own command (default for vLLM / SGLang); engine: the same flags on faultline's engine, or for llama-server on its llama.cpp runtime with tiny-swa (CPU; default for llama-server); llama.cpp: the launch's own llama-server",
+    )
     .option('--only <factors>', 'keep only these factors, comma-separated (e.g. kv_cache,speculative,q_quantization)')
     .option('--launch <n>', 'which launch, when the files hold several (1-based)');
 }
@@ -82,6 +85,8 @@ Examples:
   faultline plan serve.sh --model-config config.json --gpu B200 > plan.yaml && faultline matrix plan.yaml
   faultline plan examples/seed-b200/serve.sh --model-config examples/seed-b200/config.json --gpu B200 --target engine
   faultline matrix --from serve.sh --model-config config.json --gpu B200     # plan and run in one go
+  faultline plan llama-server.service                        # llama.cpp runtime, tiny-swa, on this CPU
+  faultline plan llama-server.service --target llama.cpp     # the launch's own llama-server and model
 
 A factor is a feature the launch turns on off its safe level: the KV dtype, speculative decoding
 (its depth, and one draft token), FlashInfer's query quantization, the attention backend, prefix
@@ -89,6 +94,13 @@ caching, chunked prefill, CUDA graphs, tensor / pipeline / data parallelism, asy
 page size is a choice. Each factor's comment says why it is there (the hazards whose conditions
 mention it). --target engine runs the same flags on faultline's CPU engine (flags it does not
 implement are left out and named in the header).
+
+llama-server launches: a factor per feature it turns on (a quantized K / V cache, flash attention,
+--swa-full, --parallel > 1, context shift, a draft model or spec type, prompt-cache reuse,
+--cache-reuse, --batch-size), the plain setting the reference's. --target engine (the default) runs
+each cell on faultline's llama.cpp runtime with tiny-swa and one sequence in the reference (options
+the runtime lacks are left out, each named in the header with why); --target llama.cpp runs the
+launch's own llama-server and model. Ollama launches are refused (their runner is not llama-server).
 Exit status: 0 plan written, 2 usage or input error (or a launch with nothing to vary).
 `,
     )
