@@ -4,11 +4,11 @@
  * version conditions check. The catalog has a version of its own (CATALOG_VERSION, one CHANGELOG.md
  * section each), so a team can tell which hazards a given faultline knows.
  */
-import type { Hazard } from './hazard.js';
+import type { AffectedVersions, Hazard } from './hazard.js';
 import type { VersionBounds } from './conditions/versions.js';
 
 /** Bumped whenever hazards are added, removed, or change what they report; see CHANGELOG.md. */
-export const CATALOG_VERSION = 4;
+export const CATALOG_VERSION = 5;
 
 export interface CatalogEntry {
   id: string;
@@ -24,7 +24,7 @@ export interface CatalogEntry {
   /** Per package, the bounds as data (absent keys: not on record). */
   versions: Partial<Record<VersionBounds['pkg'], Omit<VersionBounds, 'pkg'>>>;
   /** The bounds in words, as the docs page shows them. */
-  affected: { vllm?: string; flashinfer?: string };
+  affected: AffectedVersions;
   remedies: string[];
   nonRemedies: string[];
 }

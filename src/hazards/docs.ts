@@ -97,6 +97,8 @@ export function renderHazardMarkdown(h: Hazard): string {
   if (h.affected.vllm) push(`| Affected vLLM | ${h.affected.vllm} |`);
   if (h.affected.flashinfer) push(`| Affected FlashInfer | ${h.affected.flashinfer} |`);
   if (h.affected.sglang) push(`| Affected SGLang | ${h.affected.sglang} |`);
+  if (h.affected.llamaCpp) push(`| Affected llama.cpp | ${h.affected.llamaCpp} |`);
+  if (h.affected.ollama) push(`| Affected Ollama | ${h.affected.ollama} |`);
   push('', '## Problem', '', h.docs.problem, '', '### Mechanism', '', h.mechanism, '', '## Conditions', '');
   push('All must hold. lint reports each one as met, not met, or unknown (a missing fact is never guessed);');
   push('when some are unknown and none is not met, the finding is a warning: "possibly affected".', '');

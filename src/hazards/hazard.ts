@@ -106,6 +106,9 @@ export interface AffectedVersions {
   vllm?: string;
   flashinfer?: string;
   sglang?: string;
+  /** llama.cpp builds (`b9333`) or release tags, and the pull requests that bound them. */
+  llamaCpp?: string;
+  ollama?: string;
 }
 
 /** The written part of the hazard's documentation page (ShellCheck-style). */

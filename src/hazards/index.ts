@@ -49,6 +49,7 @@ import { FL042 } from './catalog/FL042-xqa-nvfp4-kv-sm120-spec-verify.js';
 import { FL043 } from './catalog/FL043-simple-cpu-offload-races.js';
 import { FL044 } from './catalog/FL044-glm-dsa-dcp-random-tokens.js';
 import { FL045 } from './catalog/FL045-kimi-k3-nixl-pd.js';
+import { LLAMA_CPP_HAZARDS } from './catalog/llama-cpp.js';
 import { SGLANG_HAZARDS } from './catalog/sglang.js';
 
 function registry(list: Hazard[]): readonly Hazard[] {
@@ -112,6 +113,7 @@ export const hazards: readonly Hazard[] = registry([
   FL044,
   FL045,
   ...SGLANG_HAZARDS,
+  ...LLAMA_CPP_HAZARDS,
 ]);
 
 /** Finds a hazard by id (case-insensitive) or alias. */

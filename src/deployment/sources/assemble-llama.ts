@@ -15,7 +15,7 @@ import { parseLlamaCppVersion, versionText, type LlamaCppVersion } from '../engi
 import { ollamaEnvTable, ollamaImage } from '../engines/ollama/env-table.js';
 import { modelfileFacts, ollamaServerFacts } from '../engines/ollama/deployment.js';
 import { SERVING_FACT_NAMES, type ServingFacts } from '../serving-facts.js';
-import { addHardwareFacts, located, type AssembleOptions } from './assemble.js';
+import { addHardwareFacts, located, modelFacts, type AssembleOptions } from './assemble.js';
 import type { LaunchCommand } from './launch-command.js';
 
 type Relocate = (at: SourceLocation | undefined) => SourceLocation | undefined;
@@ -39,6 +39,13 @@ export function assembleLlamaFamilyDeployment(
   return llamaFamilyEngine(launch) === 'llama.cpp'
     ? assembleLlamaCpp(launch, opts, relocate)
     : assembleOllama(launch, opts, relocate);
+}
+
+/** --model-config (a GGUF header, a config.json) or a hazard example's preset: the model the launch serves. */
+function addExplicitModelFacts(d: Deployment, launch: LaunchCommand, opts: AssembleOptions): void {
+  if (!opts.knownModelFacts && !opts.modelConfig) return;
+  const facts = modelFacts(launch, d, opts);
+  if (facts) d.modelFacts = facts;
 }
 
 function assembleLlamaCpp(launch: LaunchCommand, opts: AssembleOptions, relocate: Relocate): Deployment {
@@ -85,6 +92,7 @@ function assembleLlamaCpp(launch: LaunchCommand, opts: AssembleOptions, relocate
     },
     ...(launch.role ? { role: launch.role } : {}),
   };
+  addExplicitModelFacts(d, launch, opts);
   addHardwareFacts(d, launch, opts, notes);
   notes.push({ value: readLine('llama-server', facts), ...located(d.at) });
   return d;
@@ -167,6 +175,7 @@ function assembleOllama(launch: LaunchCommand, opts: AssembleOptions, relocate: 
     },
     ...(launch.role ? { role: launch.role } : {}),
   };
+  addExplicitModelFacts(d, launch, opts);
   addHardwareFacts(d, launch, opts, notes);
   notes.push({ value: readLine(mf ? 'Modelfile' : 'ollama serve', facts), ...located(start) });
   return d;

@@ -5,6 +5,7 @@
  * matters about it. Presets are data: the docs pages show the label, the table tests use the facts.
  */
 import type { LayerKind, ModelFacts } from '../../deployment/deployment.js';
+import { LLAMA_PRESETS } from './llama-models.js';
 import { SGLANG_PRESETS } from './sglang-models.js';
 
 export interface ModelPreset {
@@ -101,7 +102,7 @@ const PRESETS: readonly ModelPreset[] = [
   { id: 'deepseek-v4-flash', label: 'deepseek-ai/DeepSeek-V4-Flash (DeepseekV4ForCausalLM, model_type deepseek_v4, 43 layers)', facts: () => ({ source: 'config.json', modelType: 'deepseek_v4', layers: Array<LayerKind>(43).fill('full'), notes: [] }) },
 ];
 
-const byId = new Map([...PRESETS, ...SGLANG_PRESETS].map((p) => [p.id, p]));
+const byId = new Map([...PRESETS, ...SGLANG_PRESETS, ...LLAMA_PRESETS].map((p) => [p.id, p]));
 
 export function modelPreset(id: string): ModelPreset | undefined {
   return byId.get(id);

@@ -13,6 +13,7 @@ import { longOptionOf, type FlagSpec } from '../../deployment/vllm-flags.js';
 
 import { describeChange, list, type ArgData, type LaunchChange } from '../change.js';
 import { flagIndexForArgv, programWordsOf } from './engine-flags.js';
+import { applyLlamaChange } from './llama-argv.js';
 import { segmentArgv, type ArgGroup } from './segment.js';
 
 export interface AppliedChange {
@@ -112,6 +113,8 @@ class ArgvEditor {
 }
 
 export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: LaunchChange): AppliedChange {
+  // llama-server's words are grouped by its own option table (llama-argv.ts)
+  if (d.engine === 'llama.cpp') return applyLlamaChange(d, tokens, change);
   const editor = new ArgvEditor(tokens);
   const instructions: Located<string>[] = [];
   const values = new Map<string, unknown>();

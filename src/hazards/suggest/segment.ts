@@ -10,7 +10,9 @@ import type { ArgToken } from '../../deployment/argv-token.js';
 import { looksLikeOption } from '../../deployment/vllm-argparse.js';
 import { destOf, type FlagSpec } from '../../deployment/vllm-flags.js';
 import { sglangProgramLength } from '../../deployment/engines/sglang/command.js';
+import { llamaServerProgram } from '../../deployment/engines/llama-cpp/command.js';
 import { flagIndexForArgv } from './engine-flags.js';
+import { segmentLlamaArgv } from './llama-argv.js';
 
 export interface ArgGroup {
   /** Index of the group's first word in the argv, and one past its last. */
@@ -58,6 +60,7 @@ function optionName(text: string): { name: string; path?: string; explicit: bool
 }
 
 export function segmentArgv(tokens: readonly ArgToken[]): SegmentedArgv {
+  if (llamaServerProgram(tokens)) return segmentLlamaArgv(tokens);
   const index = flagIndexForArgv(tokens);
   const start = programLength(tokens);
   const groups: ArgGroup[] = [];
@@ -85,7 +88,13 @@ export function segmentArgv(tokens: readonly ArgToken[]): SegmentedArgv {
       // An option no table knows (lint's FL000): its dest and value read as the argv parser guesses them,
       // so a remedy can drop exactly its words.
       group.dest = destOf(name);
-      if (!explicit && k < tokens.length && tokens[k].text !== '--' && !looksLikeOption(tokens[k].text, index)) k++;
+      if (
+        !explicit &&
+        k < tokens.length &&
+        tokens[k].text !== '--' &&
+        !looksLikeOption(tokens[k].text, index)
+      )
+        k++;
       group.end = k;
     }
     groups.push(group);

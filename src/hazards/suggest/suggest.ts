@@ -131,9 +131,8 @@ function suggestion(f: Finding, r: Remedy, readText: ReadText): Suggestion {
 /** One suggestion per finding and remedy, in the findings' order. */
 export function suggestFixes(findings: readonly Finding[], readText: ReadText): Suggestion[] {
   return findings.flatMap((f) =>
-    // The argv editing knows vLLM's and SGLang's flags; llama-server's launches get no rewrite yet.
-    f.deployment.argv?.length && (f.deployment.engine === 'vllm' || f.deployment.engine === 'sglang')
-      ? f.hazard.remedies.map((r) => suggestion(f, r, readText))
-      : [],
+    // The argv editing knows vLLM's, SGLang's and llama-server's options (llama-argv.ts); an Ollama
+    // server's settings are its environment, which a shell line carries as VAR=value prefixes.
+    f.deployment.argv?.length ? f.hazard.remedies.map((r) => suggestion(f, r, readText)) : [],
   );
 }
