@@ -10,7 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
-import { startServer, type ServerProcess } from './server-harness.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
 
 interface Summary {
   verdict: string;

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { runCli } from '../helpers/cli.js';
-import { startServer, type ServerProcess } from './server-harness.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
 
 const metric = (text: string, name: string, labels = '') => Number(new RegExp(`^${name.replace(/[{}]/g, '\\$&')}\\{[^}]*${labels}[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
 
