@@ -10,8 +10,10 @@
  * node-llama-cpp's draft loop does: every cell with {cache_type_k: q8_0, kv_rotation: off, draft:
  * q8_0} loses its server mid-probe (probe-error, no verdict), and each cell missing one of the three
  * passes. Wrong output is allowed only where finding 004 puts it (four sequences), and it is
- * intermittent: the run is then corruption-found (verified) or inconclusive (not reproduced when
- * re-probed), never clean. The test holds the run to that.
+ * intermittent: a cell that meets it is corrupt, or probe-error when one wrong request is too few
+ * for a verdict; the run is then corruption-found (verified), inconclusive (exit 3: not reproduced
+ * when re-probed), or clean only if every pair was still covered by a PASS. The test holds the run
+ * to that.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -44,9 +46,10 @@ test(
       },
     );
     t.diagnostic(`llama.cpp plan: ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${r.code}`);
+    // inconclusive (exit 3) is allowed only where finding 004 explains it, checked below
     assert.ok(
-      r.code === 0 || r.code === 1,
-      `exit 0 (clean) or 1 (corruption found), not ${r.code}\n${r.stderr.slice(-2000)}`,
+      r.code === 0 || r.code === 1 || r.code === 3,
+      `exit 0 (clean), 1 (corruption found) or 3 (inconclusive), not ${r.code}\n${r.stderr.slice(-2000)}`,
     );
     const report = JSON.parse(r.stdout) as AttributionReport;
     for (const c of report.cells)
@@ -75,9 +78,16 @@ test(
     // Finding 004: with four sequences node-llama-cpp now and then hands a request another request's
     // distribution (2–8 % of requests alone, so a cell of 11 requests meets it in roughly one run of
     // three). A corrupt cell anywhere else is new, and fails here.
-    const corrupt = report.cells.filter((c) => c.outcome === 'corrupt');
+    // A cell whose probe saw a corrupt request too few times for a verdict is probe-error with a
+    // corrupt rate above zero: the same defect, met once.
+    const metWrongOutput = (c: (typeof report.cells)[number]) =>
+      c.outcome === 'corrupt' || (c.outcome === 'probe-error' && (c.corruptRate ?? 0) > 0);
+    const corrupt = report.cells.filter(metWrongOutput);
     for (const c of corrupt)
-      assert.equal(c.levels.parallel, '4', `${c.id} is corrupt at one sequence: not finding 004 (${c.detail})`);
+      assert.equal(c.levels.parallel, '4', `${c.id} met wrong output at one sequence: not finding 004 (${c.detail})`);
+    // every other cell without a verdict is the crashing combination's
+    for (const c of report.cells.filter((x) => x.outcome === 'probe-error' && !metWrongOutput(x)))
+      assert.ok(crashes(c.levels), `${c.id}: probe-error outside the crashing combination (${c.detail})`);
     if (report.verdict === 'corruption-found') {
       assert.equal(r.code, 1);
       const verified = report.interactions.filter((i) => i.status === 'verified');
@@ -92,16 +102,19 @@ test(
         );
         assert.ok(v.remedies.length > 0, 'each verified interaction has a remedy that passed');
       }
-    } else if (corrupt.length > 0) {
-      // the intermittent defect seen, and not reproduced when localization re-probed: inconclusive,
-      // never clean, with every corrupt cell at four sequences (checked above)
-      assert.equal(report.verdict, 'inconclusive', `corrupt cells make the run ${report.verdict}`);
+    } else if (report.verdict === 'inconclusive') {
+      // the intermittent defect seen, and not reproduced when localization re-probed: never clean,
+      // and only where four sequences explain it (checked above)
+      assert.equal(r.code, 3);
+      assert.ok(corrupt.length > 0, 'an inconclusive run met wrong output somewhere');
       t.diagnostic(`finding 004 met in ${corrupt.map((c) => c.id).join(', ')}; not reproduced on re-probing`);
     } else {
       assert.equal(report.verdict, 'clean', `the run ends with a verdict, not ${report.verdict}`);
       assert.equal(r.code, 0);
-      // no wrong output anywhere; the only cells without a PASS are the crashing combination's
-      for (const c of report.cells.filter((x) => !crashes(x.levels)))
+      assert.ok(!report.cells.some((c) => c.outcome === 'corrupt'), 'a clean run has no corrupt cell');
+      // the only cells without a PASS are the crashing combination's, or a cell that met finding 004
+      // once, too few times for a verdict
+      for (const c of report.cells.filter((x) => !crashes(x.levels) && !metWrongOutput(x)))
         assert.equal(c.outcome, 'pass', `${c.id}: ${c.detail}`);
       assert.equal(report.coverage.uncoveredByVerdicts, 0, 'every valid pair of levels was tested by a PASS');
     }
