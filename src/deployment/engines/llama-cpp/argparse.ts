@@ -46,6 +46,8 @@ export interface LlamaArgvParse {
   notes: Located<string>[];
   /** The LLAMA_ARG_* variables read. */
   envRead: { name: string; option: string }[];
+  /** Unquoted run-time expansions (`$EXTRA_ARGS`): any option left at its default may be set by one. */
+  spreads: { text: string; names: string[]; at?: SourceLocation }[];
 }
 
 export interface ParseLlamaOptions {
@@ -164,7 +166,7 @@ function runtimeOf(tok: { text: string; runtime?: RuntimeValue }, why: string): 
 export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLlamaOptions): LlamaArgvParse {
   const { table, authoritative } = opts;
   const idx = optionIndex(table);
-  const out: LlamaArgvParse = { args: new Map(), flagProblems: [], notes: [], envRead: [] };
+  const out: LlamaArgvParse = { args: new Map(), flagProblems: [], notes: [], envRead: [], spreads: [] };
   const tag = table.llamaCppTag;
   const note = (value: string, where?: SourceLocation) => out.notes.push({ value, ...at(where) });
   const problem = (p: FlagProblem) => out.flagProblems.push(p);
@@ -276,6 +278,7 @@ export function parseLlamaServerArgv(tokens: readonly ArgToken[], opts: ParseLla
     const tok = tokens[i];
     if (tok.spread) {
       note(`${tok.text} may stand for any number of arguments; they are not checked`, tok.at);
+      out.spreads.push({ text: tok.text, names: tok.runtime?.names ?? [], ...at(tok.at) });
       continue;
     }
     const text = tok.text;

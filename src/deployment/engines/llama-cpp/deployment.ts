@@ -52,7 +52,7 @@ export function parseLlamaCppLaunch(
   const flagProblems: FlagProblem[] = [];
   const sink = { notes, problems: flagProblems, allowUnknown };
   for (const p of parsed.flagProblems) reportUnknown(sink, p, problemNote(p));
-  const facts = servingFacts(parsed.args, chosen.table, start);
+  const facts = servingFacts(parsed.args, chosen.table, start, parsed.spreads);
   const m = facts.model && facts.model.from !== 'default' ? facts.model : undefined;
   const model = m ? { value: m.value, ...(m.at ? { at: m.at } : {}) } : undefined;
   if (!model)

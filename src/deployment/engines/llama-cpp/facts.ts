@@ -2,11 +2,13 @@
  * llama-server's parsed options → the named facts hazards reason about (serving-facts.ts). A fact
  * the launch does not set is the table's default, marked `from: 'default'`: the default of the
  * table's release, which older builds do not always share (context shift was on by default, and
- * flash attention off, in builds of 2024).
+ * flash attention off, in builds of 2024). When the command line holds an unquoted run-time expansion
+ * (`$EXTRA_ARGS`), a default is only the default unless that expansion sets the option: the fact is
+ * then known only at run time.
  */
 import type { SourceLocation } from '../../../core/errors.js';
 import type { ServingFact, ServingFacts } from '../../serving-facts.js';
-import type { LlamaArg } from './argparse.js';
+import type { LlamaArg, LlamaArgvParse } from './argparse.js';
 import { onOffValue } from './argparse.js';
 import { optionIndex, optionKey, type LlamaCppFlagTable } from './flag-table.js';
 
@@ -51,6 +53,7 @@ export function servingFacts(
   args: Map<string, LlamaArg>,
   table: LlamaCppFlagTable,
   origin?: SourceLocation,
+  spreads: LlamaArgvParse['spreads'] = [],
 ): ServingFacts {
   const facts: ServingFacts = {};
   for (const [fact, keys] of Object.entries(SOURCES) as [Key, string[]][]) {
@@ -68,7 +71,7 @@ export function servingFacts(
       continue;
     }
     const d = defaultFact(fact, table, origin);
-    if (d) (facts as Record<Key, ServingFact<unknown>>)[fact] = d;
+    if (d) (facts as Record<Key, ServingFact<unknown>>)[fact] = spreads.length > 0 ? maybeSetBy(spreads, d) : d;
   }
   return facts;
 }
@@ -96,6 +99,19 @@ function defaultFact(
     from: 'default',
     option: o.names[o.names.length - 1],
     ...(origin ? { at: origin } : {}),
+  };
+}
+
+/** A default that an unquoted expansion on the command line may replace: known only at run time. */
+function maybeSetBy(spreads: LlamaArgvParse['spreads'], d: ServingFact<unknown>): ServingFact<unknown> {
+  const words = spreads.map((x) => x.text).join(', ');
+  return {
+    ...d,
+    runtime: {
+      text: String(d.value),
+      why: `the default unless ${words} sets ${d.option ?? 'it'}`,
+      names: [...new Set(spreads.flatMap((x) => x.names))],
+    },
   };
 }
 
