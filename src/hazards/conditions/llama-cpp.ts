@@ -318,6 +318,15 @@ export function specTypeNone(): Condition {
       const f = factOf(d, 'specType');
       if (!f) return { status: 'met', byDefault: true, detail: 'no --spec-type: none' };
       if (f.runtime) return runtime(f, d, 'the speculation type');
+      const legacy = factOf(d, 'draftMax');
+      // --draft / --draft-n / --draft-max were removed when --spec-type came: a launch using one was written
+      // for a build where -md alone turned speculation on
+      if (f.from === 'default' && legacy && /^--draft(-n|-max)?$/.test(legacy.option ?? ''))
+        return {
+          status: 'unknown',
+          detail: `${legacy.option} is a flag of builds before --spec-type, where a draft model alone turns speculation on: which build runs decides`,
+          ...at(legacy, d),
+        };
       const types = Array.isArray(f.value) ? f.value : [String(f.value)];
       const draft = factOf(d, 'draftModel');
       // common_models_handler_init: with --spec-type at none, the type is inferred from the draft GGUF
