@@ -9,12 +9,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { allGone, alive, interruptedRun } from '../../test/helpers/interrupted-run.js';
-import { memoryIO } from '../cli/io.js';
-import { main } from '../cli/main.js';
-import { handleInterrupts, STOP_SIGNALS, exitCodeForSignal } from './interrupt.js';
-import { parseJournal } from './journal.js';
-import { unstoppedGroups } from './survivors.js';
+import { allGone, alive, interruptedRun } from '../helpers/interrupted-run.js';
+import { memoryIO } from '../../src/cli/io.js';
+import { main } from '../../src/cli/main.js';
+import { handleInterrupts, STOP_SIGNALS, exitCodeForSignal } from '../../src/matrix/interrupt.js';
+import { parseJournal } from '../../src/matrix/journal.js';
+import { unstoppedGroups } from '../../src/matrix/survivors.js';
 
 /** A signal to oneself is handled on a later turn of the event loop; on a loaded machine that can take a while. */
 async function until(done: () => boolean, ms = 5000): Promise<void> {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, interruptedRun } from '../../test/helpers/interrupted-run.js';
+import { alive, interruptedRun } from '../helpers/interrupted-run.js';
 
 test('Ctrl-C during a run: servers and their children are stopped, the run says it was interrupted', { timeout: 60_000 }, async () => {
   const r = await interruptedRun(['SIGINT']);

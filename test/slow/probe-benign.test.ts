@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { exactMatch } from '../../src/oracle/baselines.js';
 import type { ProbeReport } from '../../src/probe/types.js';
 import { runCli } from '../helpers/cli.js';
-import { startServer, type ServerProcess } from './server-harness.js';
+import { startServer, type ServerProcess } from '../e2e/server-harness.js';
 
 let reference: ServerProcess;
 let candidate: ServerProcess;
