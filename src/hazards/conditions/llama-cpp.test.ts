@@ -2,7 +2,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { exampleDeployment } from '../../../test/helpers/hazards/example-deployment.js';
-import { kRotationOff, kShift, ollamaVersionRange, parallelSlots, specTypeNone } from './llama-cpp.js';
+import {
+  kRotationOff,
+  kShift,
+  modelArchitecture,
+  ollamaVersionRange,
+  parallelSlots,
+  specTypeNone,
+} from './llama-cpp.js';
 
 const d = (command: string, model?: string) =>
   exampleDeployment({ command, ...(model ? { model } : {}) }, 'cond.sh');
@@ -49,6 +56,35 @@ test('spec-type-none: a draft that may be an MTP or DFlash sidecar lets llama-se
   assert.equal(c.check(d('llama-server -m m.gguf -md draft.gguf')).status, 'met');
   assert.equal(c.check(d('llama-server -m m.gguf -md Qwen3.6-27B-MTP.gguf')).status, 'unknown');
   assert.equal(c.check(d('llama-server -m m.gguf -md d.gguf --spec-type draft-simple')).status, 'not-met');
+});
+
+test('spec-type-none: a launch using the removed --draft-max was written for a build where -md alone speculates', () => {
+  const c = specTypeNone();
+  const legacy = c.check(d('llama-server -m m.gguf -md draft.gguf --draft-max 16'));
+  assert.equal(legacy.status, 'unknown');
+  assert.match(legacy.detail, /--draft-max is a flag of builds before --spec-type/);
+  // the current flag for the same setting says nothing about the build
+  assert.equal(c.check(d('llama-server -m m.gguf -md draft.gguf --spec-draft-n-max 16')).status, 'met');
+});
+
+test('spec-type-none: an unquoted run-time expansion may set any option left at its default', () => {
+  const c = specTypeNone();
+  const spread = c.check(d('llama-server -m m.gguf -md draft.gguf $EXTRA_ARGS'));
+  assert.equal(spread.status, 'unknown');
+  assert.match(spread.detail, /run time|EXTRA_ARGS/);
+  // quoted, the expansion is one word: a value, not options
+  assert.equal(c.check(d('llama-server -m m.gguf -md draft.gguf --alias "$EXTRA_ARGS"')).status, 'met');
+});
+
+test('model-architecture: a model named for another family is ruled out; an anonymous file stays unknown', () => {
+  const c = modelArchitecture({ archs: ['gpt-oss', 'gpt_oss'], what: 'gpt-oss', modelNames: /gpt-oss/i });
+  assert.equal(c.check(d('llama-server -m /models/gpt-oss-20b-mxfp4.gguf')).status, 'met');
+  const llama = c.check(d('llama-server -m /models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf'));
+  assert.equal(llama.status, 'not-met');
+  assert.match(llama.detail, /a Llama model: not gpt-oss by its name/);
+  assert.equal(c.check(d('llama-server -m /models/model.gguf')).status, 'unknown');
+  // the GGUF header outranks the name
+  assert.equal(c.check(d('llama-server -m gpt-oss.gguf', 'gguf-llama-3.1-8b')).status, 'not-met');
 });
 
 test('ollama-version: from the image tag; between the known-good and known-bad releases is unknown', () => {

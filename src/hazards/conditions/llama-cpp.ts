@@ -8,6 +8,7 @@ import type { SourceLocation } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { ServingFact, ServingFacts } from '../../deployment/serving-facts.js';
 import type { Condition, ConditionResult } from '../hazard.js';
+import { modelFamilyFromName } from '../../deployment/model-family.js';
 import { noModelFacts } from './no-model-facts.js';
 
 export function servingFactsOf(d: Deployment): ServingFacts | undefined {
@@ -128,13 +129,8 @@ export function kRotationOff(): Condition {
       }
       const shape = d.modelFacts?.attention;
       const sizes = [shape?.keyLength, shape?.keyLengthSwa].filter((x): x is number => x !== undefined);
-      if (!d.modelFacts) {
-        const r = noModelFacts(d, 'the K head size (the rotation is off for sizes not a multiple of 64)');
-        return {
-          ...r,
-          detail: r.detail.replace('checkpoint directory', 'checkpoint directory or GGUF file'),
-        };
-      }
+      if (!d.modelFacts)
+        return noModelFacts(d, 'the K head size (the rotation is off for sizes not a multiple of 64)');
       if (sizes.length === 0)
         return {
           status: 'unknown',
@@ -377,8 +373,17 @@ export function modelArchitecture(opts: { archs: string[]; what: string; modelNa
           ...(loc ? { at: loc } : {}),
         };
       }
-      const r = noModelFacts(d, 'the architecture');
-      return { ...r, detail: r.detail.replace('checkpoint directory', 'checkpoint directory or GGUF file') };
+      // every model the launch names belongs, by its name, to another family: a GGUF named for a Llama is
+      // no gpt-oss (the name is the weaker fact; a GGUF header or config.json above always wins)
+      const families = names.map((n) => modelFamilyFromName(n));
+      const others = families.filter((f) => f && !opts.archs.includes(f.family));
+      if (names.length && others.length === names.length)
+        return {
+          status: 'not-met',
+          detail: `${others.map((f) => f?.why).join('; ')}: not ${opts.what} by its name`,
+          ...(d.model?.at ? { at: d.model.at } : {}),
+        };
+      return noModelFacts(d, 'the architecture');
     },
   };
 }

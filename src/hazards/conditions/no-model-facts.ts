@@ -6,9 +6,14 @@ import type { Deployment } from '../../deployment/deployment.js';
 import type { ConditionResult } from '../hazard.js';
 
 export function noModelFacts(d: Deployment, whatIsUnknown: string): ConditionResult {
+  // llama.cpp and Ollama serve GGUF files, whose header --model-config reads as well
+  const source =
+    d.engine === 'llama.cpp' || d.engine === 'ollama'
+      ? 'the GGUF file, config.json or checkpoint directory'
+      : 'the config.json or checkpoint directory';
   return {
     status: 'unknown',
-    detail: `no model config given (pass --model-config PATH to the config.json or checkpoint directory), so ${whatIsUnknown} is unknown`,
+    detail: `no model config given (pass --model-config PATH to ${source}), so ${whatIsUnknown} is unknown`,
     at: d.model?.at,
   };
 }

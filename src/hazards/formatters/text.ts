@@ -78,7 +78,7 @@ export function formatText(
     if (possibly)
       out.push(
         c.dim(
-          `  ${possibly} of them only possibly apply: facts are missing (the ? lines); --gpu, --model-config, --vllm-version and --flashinfer-version decide them`,
+          `  ${possibly} of them only possibly apply: facts are missing (each ? line names the option that decides it: --gpu, --model-config or a version)`,
         ),
       );
     if (pending) out.push(c.dim(`  and ${pending}`));
