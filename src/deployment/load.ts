@@ -43,7 +43,7 @@ export interface LoadOptions {
 
 export interface LoadResult {
   deployments: Deployment[];
-  /** Given files in which no vLLM launch was found (lint should say so). */
+  /** Given files in which no launch was found (lint should say so). */
   filesWithoutLaunch: string[];
   /** Remarks about files as a whole (e.g. a YAML document of no known format). */
   notes: Located<string>[];
@@ -95,7 +95,7 @@ export function loadDeployments(paths: string[], opts: LoadOptions): Deployment[
         at: seen.at,
         hint: 'lint checks server launches; give the file that starts the vLLM server (vllm serve …)',
       });
-    throw new UserError(`no vLLM launch found in ${which}`, {
+    throw new UserError(`no launch found in ${which}`, {
       code: 'E_NO_LAUNCH',
       at: result.notes[0]?.at,
       hint: SUPPORTED,

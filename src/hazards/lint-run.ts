@@ -54,7 +54,7 @@ export interface LintOutcome {
   dependOnFacts: Finding[];
   /** With `suggest`: per finding (same order), the launch with each of its remedies applied. */
   suggestions?: Suggestion[][];
-  /** Remarks about whole files, e.g. a file given on the command line that holds no vLLM launch. */
+  /** Remarks about whole files, e.g. a file given on the command line that holds no launch. */
   fileNotes: Located<string>[];
 }
 
@@ -98,7 +98,7 @@ export function runLint(input: LintInput): LintOutcome {
         !loaded.notLaunchFiles.some((n) => n.at?.file === file)
       )
         fileNotes.push({
-          value: `no vLLM launch found in ${file}: it was not checked`,
+          value: `no launch found in ${file}: it was not checked`,
           at: { file, line: 1, column: 1 },
         });
   }

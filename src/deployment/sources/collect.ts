@@ -42,7 +42,7 @@ export interface SourceFile {
 
 export interface Collected {
   launches: LaunchCommand[];
-  /** Launch count per file path, in input order (0 → "no vLLM launch found"). */
+  /** Launch count per file path, in input order (0 → "no launch found"). */
   perFile: Map<string, number>;
   /** File-level remarks (e.g. YAML documents of no known launch format). */
   notes: Located<string>[];

@@ -65,7 +65,7 @@ export interface JsonReport {
    * there are none, and always with --possible (which lists them under `findings`).
    */
   dependOnFacts?: { summary: string; hazards: JsonFinding[] };
-  /** Remarks about whole input files (e.g. one that holds no vLLM launch); absent when there are none. */
+  /** Remarks about whole input files (e.g. one that holds no launch); absent when there are none. */
   notes?: { message: string; location?: { file: string; line: number; column: number } }[];
 }
 

@@ -23,33 +23,33 @@ function multiLine(tokens: readonly ArgToken[]): boolean {
 
 export function renderShell(
   tokens: readonly ArgToken[],
-  opts: { env?: Record<string, string>; multiLine?: boolean } = {},
+  opts: {
+    env?: Record<string, string>;
+    multiLine?: boolean;
+    /** A word as the file writes it (`$MODEL`, the image that stands for its entrypoint); '' drops it. */
+    written?: (t: ArgToken, i: number) => string | undefined;
+  } = {},
 ): string {
+  const word = (t: ArgToken, i: number) => opts.written?.(t, i) ?? shellQuote(t.text);
+  const join = (from: number, to: number) =>
+    tokens
+      .slice(from, to)
+      .map((t, k) => word(t, from + k))
+      .filter((w) => w !== '')
+      .join(' ');
   const prefix = Object.entries(opts.env ?? {})
     .map(([k, v]) => `${k}=${shellQuote(v)} `)
     .join('');
   const split = opts.multiLine ?? multiLine(tokens);
-  if (!split) return prefix + tokens.map((t) => shellQuote(t.text)).join(' ');
+  if (!split) return prefix + join(0, tokens.length);
   const { programLength, groups } = segmentArgv(tokens);
   const lines: string[] = [];
   // The program and the positionals right after it (the model) stay on the first line.
   let first = programLength;
   while (groups[0] && groups[0].option === undefined && groups[0].start === first)
     first = groups.shift()!.end;
-  lines.push(
-    prefix +
-      tokens
-        .slice(0, first)
-        .map((t) => shellQuote(t.text))
-        .join(' '),
-  );
-  for (const g of groups)
-    lines.push(
-      `  ${tokens
-        .slice(g.start, g.end)
-        .map((t) => shellQuote(t.text))
-        .join(' ')}`,
-    );
+  lines.push(prefix + join(0, first));
+  for (const g of groups) lines.push(`  ${join(g.start, g.end)}`);
   return lines.join(' \\\n');
 }
 

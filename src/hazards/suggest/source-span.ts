@@ -89,13 +89,16 @@ export function yamlListSpan(
   };
 }
 
-/** True when the line before `at` opens a YAML literal block (`|`), whose text is the file's text verbatim. */
-export function inLiteralBlock(text: string, at: SourceLocation): boolean {
+/**
+ * The YAML block scalar the text at `at` is in, by the line before it: `|` (literal: the file's text
+ * verbatim, shell continuations kept) or `>` (folded: line breaks read as spaces); undefined otherwise.
+ */
+export function blockScalarStyle(text: string, at: SourceLocation): '|' | '>' | undefined {
   const lines = text.split('\n');
   for (let k = at.line - 2; k >= 0; k--) {
     const l = lines[k].trimEnd();
     if (l.trim() === '') continue;
-    return /(^|[\s:-])\|[-+]?$/.test(l);
+    return (/(?:^|[\s:-])([|>])[-+]?$/.exec(l)?.[1] as '|' | '>' | undefined) ?? undefined;
   }
-  return false;
+  return undefined;
 }

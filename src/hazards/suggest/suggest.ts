@@ -14,12 +14,21 @@ import type { SourceLocation } from '../../core/errors.js';
 import type { Located } from '../../core/located.js';
 import type { ArgToken } from '../../deployment/argv-token.js';
 import type { Deployment } from '../../deployment/deployment.js';
+import { ollamaVariable } from '../../deployment/engines/ollama/env-table.js';
 import { changeText } from '../change.js';
 import type { Finding } from '../finding.js';
 import type { HazardId, Remedy } from '../hazard.js';
 import { applyChange, type AppliedChange } from './apply-change.js';
 import { renderShell, renderYamlList } from './render.js';
-import { indentOf, inLiteralBlock, shellSpan, yamlListSpan, type Span } from './source-span.js';
+import {
+  blockScalarStyle,
+  indentOf,
+  shellSpan,
+  shellWordEnd,
+  shellWordStart,
+  yamlListSpan,
+  type Span,
+} from './source-span.js';
 
 export type SuggestionForm = 'shell' | 'yaml-list' | 'argv';
 
@@ -71,12 +80,16 @@ interface Placed {
 
 function place(d: Deployment, argv: readonly ArgToken[], applied: AppliedChange, readText: ReadText): Placed {
   const first = argv[0]?.at ?? d.at ?? { file: d.source.file, line: 1, column: 1 };
-  const shellText = (indent = 0) =>
-    renderShell(applied.tokens, { env: applied.env.set }).replace(/\n {2}/g, `\n${' '.repeat(indent + 2)}`);
-  const fallback: Placed = { form: 'argv', location: first, text: shellText() };
   const last = argv[argv.length - 1]?.at;
   const sameFile = argv.every((t) => t.at?.file === first.file);
   const text = sameFile && last ? readText(first.file) : undefined;
+  const written = text ? writtenWords(text, argv) : undefined;
+  const shellText = (indent = 0, keepWritten = false) =>
+    renderShell(applied.tokens, {
+      env: applied.env.set,
+      ...(keepWritten && written ? { written } : {}),
+    }).replace(/\n {2}/g, `\n${' '.repeat(indent + 2)}`);
+  const fallback: Placed = { form: 'argv', location: first, text: shellText() };
   if (!text || !last) return fallback;
   if (YAML_KINDS.has(d.source.kind)) {
     const r0 = yamlRunStart(argv);
@@ -94,12 +107,52 @@ function place(d: Deployment, argv: readonly ArgToken[], applied: AppliedChange,
           ),
         };
     }
-    if (!inLiteralBlock(text, first)) return fallback;
-  } else if (d.source.kind !== 'shell') return fallback; // a --config file, guard's argv: no command text to replace
-  const span = shellSpan(text, first, last);
-  if (!span) return fallback;
+  }
+  // a command in a YAML block scalar (a llama-swap `cmd: |`, a `sh -c` block) is shell text; systemd's
+  // ExecStart= splits words and continues lines as the shell does
+  const block =
+    YAML_KINDS.has(d.source.kind) || d.source.kind === 'llama-swap'
+      ? blockScalarStyle(text, first)
+      : undefined;
+  if (!block && d.source.kind !== 'shell' && d.source.kind !== 'systemd') return fallback; // a --config file, guard's argv
+  const found = shellSpan(text, first, last);
+  if (!found) return fallback;
+  // `ExecStart=` is systemd's key, not part of the command's first word
+  const span =
+    d.source.kind === 'systemd' ? { ...found, start: { line: first.line, column: first.column } } : found;
   const indent = indentOf(text.split('\n')[first.line - 1] ?? '');
-  return { form: 'shell', location: first, replaces: span, text: shellText(indent) };
+  const shell = shellText(indent, true);
+  // a folded block reads its line breaks as spaces: the words go on lines without continuations, at the
+  // block's own indentation (a more-indented line would keep its line break)
+  const folded = block === '>' ? shell.replace(/ \\\n */g, `\n${' '.repeat(indent)}`) : undefined;
+  return { form: 'shell', location: first, replaces: span, text: folded ?? shell };
+}
+
+/**
+ * Words the change left as they were, written back as the file writes them: a variable stays `$MODEL`
+ * (not the value lint resolved it to), and the words an image stands for (its entrypoint) are the
+ * image once. A word the change wrote or moved has no such text and is quoted from its value.
+ */
+function writtenWords(
+  text: string,
+  argv: readonly ArgToken[],
+): (t: ArgToken, i: number) => string | undefined {
+  const lines = text.split('\n');
+  const key = (at: SourceLocation) => `${at.line}:${at.column}`;
+  const original = new Map(argv.flatMap((t) => (t.at ? [[key(t.at), t.text] as const] : [])));
+  const seen = new Set<string>();
+  return (t) => {
+    if (!t.at || original.get(key(t.at)) !== t.text) return undefined;
+    if (seen.has(key(t.at))) return '';
+    seen.add(key(t.at));
+    const before = shellWordStart(lines, t.at);
+    // a `KEY=` before the word (systemd's ExecStart=) is the file's, not the word's
+    const prefix = lines[t.at.line - 1].slice(before.column - 1, t.at.column - 1);
+    const start = /^[A-Za-z]\w*=$/.test(prefix) ? { line: t.at.line, column: t.at.column } : before;
+    const end = shellWordEnd(lines, start);
+    if (!end || end.line !== start.line) return undefined;
+    return lines[start.line - 1].slice(start.column - 1, end.column - 1);
+  };
 }
 
 function suggestion(f: Finding, r: Remedy, readText: ReadText): Suggestion {
@@ -112,11 +165,9 @@ function suggestion(f: Finding, r: Remedy, readText: ReadText): Suggestion {
   if (placed.form === 'yaml-list')
     for (const [k, v] of Object.entries(applied.env.set))
       instructions.push({ value: `set ${k}=${v} in the container's environment`, at: placed.location });
-  for (const u of applied.env.unset)
-    instructions.push({
-      value: `remove ${u.value} from the server's environment`,
-      ...(u.at ? { at: u.at } : {}),
-    });
+  for (const u of applied.env.unset) {
+    instructions.push({ value: unsetInstruction(readText, u), ...(u.at ? { at: u.at } : {}) });
+  }
   return {
     hazardId: f.hazard.id,
     remedyId: r.id,
@@ -126,6 +177,29 @@ function suggestion(f: Finding, r: Remedy, readText: ReadText): Suggestion {
     env: applied.env,
     instructions,
   };
+}
+
+/**
+ * The key a file writes where it sets an environment variable under another name (a chart's
+ * `kvCacheType: q8_0` becomes OLLAMA_KV_CACHE_TYPE): the instruction names what the reader sees.
+ */
+function settingWrittenAs(readText: ReadText, at: SourceLocation, variable: string): string | undefined {
+  const line = readText(at.file)?.split('\n')[at.line - 1];
+  if (line === undefined || line.includes(variable)) return undefined;
+  return /^\s*(?:-\s+)?([\w.-]+)\s*:/.exec(line)?.[1];
+}
+
+/**
+ * Where the file sets the variable under a key of its own, removing the key may not unset it (a chart's
+ * template falls back to a default of its own): the key is set to the server's default instead.
+ */
+function unsetInstruction(readText: ReadText, u: Located<string>): string {
+  const key = u.at && settingWrittenAs(readText, u.at, u.value);
+  if (!key) return `remove ${u.value} from the server's environment`;
+  const serverDefault = ollamaVariable(u.value)?.default;
+  return serverDefault !== undefined
+    ? `set ${key} to ${serverDefault}, the server's own default (the file sets ${u.value} from ${key})`
+    : `remove ${key} (the file sets ${u.value} in the server's environment from it)`;
 }
 
 /** One suggestion per finding and remedy, in the findings' order. */
