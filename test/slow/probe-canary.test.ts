@@ -21,19 +21,10 @@ import { repoRoot } from '../helpers/cli.js';
 import { parseExposition, sampleValue, type ParsedFamily } from '../helpers/prometheus.js';
 import { startSwitchProxy, type SwitchProxy } from '../helpers/switch-proxy.js';
 import { startServer, type ServerProcess } from '../e2e/server-harness.js';
+import { CANONICAL_CORRUPT } from '../helpers/canonical-launch.js';
 
 const MODEL = ['--model', 'models/tiny-swa', '--max-model-len', '512'];
 const CLEAN = ['--kv-cache-dtype', 'bfloat16'];
-const CANONICAL_CORRUPT = [
-  '--emulate',
-  'sm100-affected',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-  '--speculative-config',
-  '{"method":"mtp","num_speculative_tokens":7}',
-];
 const mainTs = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'faultline-canary-e2e-'));
 

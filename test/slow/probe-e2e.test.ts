@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
 import { startServer, type ServerProcess } from '../e2e/server-harness.js';
+import { AFFECTED_FP8_BF16Q, MTP7 } from '../helpers/canonical-launch.js';
 
 interface Summary {
   verdict: string;
@@ -19,15 +20,6 @@ interface Summary {
 }
 
 const REFERENCE = ['--kv-cache-dtype', 'bfloat16'];
-const AFFECTED_FP8_BF16Q = [
-  '--emulate',
-  'sm100-affected',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-];
-const MTP7 = ['--speculative-config', '{"method":"mtp","num_speculative_tokens":7}'];
 // a loaded 2-core machine serves these slowly; the probe itself stops early
 const PROBE_TIMEOUT_MS = 240_000;
 

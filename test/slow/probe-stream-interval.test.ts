@@ -15,20 +15,12 @@ import { join } from 'node:path';
 import type { WorkloadReport } from '../../src/probe/workload/report.js';
 import { runCli } from '../helpers/cli.js';
 import { startServer, type ServerProcess } from '../e2e/server-harness.js';
+import { CANONICAL_CORRUPT } from '../helpers/canonical-launch.js';
 
 const MODEL = ['--model', 'models/tiny-swa', '--max-model-len', '512'];
 const KV = ['--enable-prefix-caching', '--num-gpu-blocks-override', '40', '--max-num-batched-tokens', '128'];
 const STALE = ['--stateful-fault-model', 'stale-prefix-hash'];
-const WINDOW_FAULT = [
-  '--emulate',
-  'sm100-affected',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-  '--speculative-config',
-  '{"method":"mtp","num_speculative_tokens":7}',
-];
+const WINDOW_FAULT = CANONICAL_CORRUPT;
 
 let reference: ServerProcess;
 let dir: string;

@@ -9,17 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
 import { startServer, type ServerProcess } from '../e2e/server-harness.js';
+import { AFFECTED_FP8_BF16Q, BF16_REFERENCE } from '../helpers/canonical-launch.js';
 
 const MODEL = ['--model', 'models/tiny-swa-qscale', '--max-model-len', '320'];
-const SCALE_DEFECT = [
-  '--emulate',
-  'sm100-affected',
-  '--kv-cache-dtype',
-  'fp8_e4m3',
-  '--attention-config',
-  '{"disable_flashinfer_q_quantization": true}',
-];
-const REFERENCE = ['--kv-cache-dtype', 'bfloat16'];
+const SCALE_DEFECT = AFFECTED_FP8_BF16Q;
+const REFERENCE = BF16_REFERENCE;
 
 interface ProbeSummary {
   verdict: string;
