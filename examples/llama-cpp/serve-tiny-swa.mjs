@@ -6,6 +6,10 @@
 //
 //   node serve-tiny-swa.mjs DIR [serve options…]   where any argument @tiny-swa.TYPE.gguf
 //   (TYPE: f32, bf16 or q8_0, the weight type) becomes DIR/tiny-swa.TYPE.gguf, exported on first use.
+//
+// With `--llama-server PATH` the same options go to llama.cpp's own llama-server binary at PATH
+// (scripts/llama-server/build.sh builds it) instead. Without --ctx-size, llama-server is given the
+// model's context per sequence (2048 × --parallel), as the runtime sizes it.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
@@ -38,9 +42,22 @@ const args = rest.map((arg) => {
   return file;
 });
 
-const server = spawn(process.execPath, [cli, 'engine', 'serve', '--runtime', 'llama.cpp', ...args], {
-  stdio: 'inherit',
-});
+const binaryAt = args.indexOf('--llama-server');
+const binary = binaryAt >= 0 ? args.splice(binaryAt, 2)[1] : undefined;
+if (binaryAt >= 0 && (!binary || !existsSync(binary))) {
+  console.error(
+    `serve-tiny-swa: no llama-server at ${binary ?? '(no path given)'}; build it with sh scripts/llama-server/build.sh`,
+  );
+  process.exit(2);
+}
+if (binary && !args.some((a) => a === '--ctx-size' || a === '-c')) {
+  const at = args.findIndex((a) => a === '--parallel' || a === '-np');
+  const parallel = at >= 0 ? Number(args[at + 1]) : 4;
+  args.push('--ctx-size', String(2048 * parallel));
+}
+const server = binary
+  ? spawn(binary, args, { stdio: 'inherit' })
+  : spawn(process.execPath, [cli, 'engine', 'serve', '--runtime', 'llama.cpp', ...args], { stdio: 'inherit' });
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code, signal) => {
   // a native crash of llama.cpp ends the server by a signal: say which, so the cell's log shows it

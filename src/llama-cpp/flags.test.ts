@@ -95,6 +95,27 @@ test('--spec-type ngram-simple is prompt lookup with its n-gram sizes; it and --
   );
   assert.throws(
     () => parse('-m', 'm.gguf', '--spec-type', 'draft-eagle3'),
-    (e: unknown) => e instanceof UserError && /not one of none, ngram-simple/.test(e.message),
+    (e: unknown) => e instanceof UserError && /not one of none, draft-simple, ngram-simple/.test(e.message),
+  );
+});
+
+test("llama-server v0.4.0's speculation names: --spec-type draft-simple with --spec-draft-model and --spec-draft-n-max", () => {
+  const s = parse(
+    '-m',
+    'm.gguf',
+    '--spec-draft-model',
+    'd.gguf',
+    '--spec-type',
+    'draft-simple',
+    '--spec-draft-n-max',
+    '8',
+  );
+  assert.equal(s.options.specType, 'draft-simple');
+  assert.match(String(s.options.modelDraft), /d\.gguf$/);
+  assert.equal(s.options.draftMax, 8);
+  assert.throws(
+    () => parse('-m', 'm.gguf', '--spec-type', 'draft-simple'),
+    (e: unknown) =>
+      e instanceof UserError && /draft-simple drafts with a draft model, and none is given/.test(e.message),
   );
 });

@@ -105,25 +105,25 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
   },
   {
     dest: 'model_draft',
-    names: ['--model-draft', '-md'],
+    names: ['--model-draft', '-md', '--spec-draft-model'],
     kind: 'string',
     help: 'draft GGUF for speculative decoding (same vocabulary; one draft context per sequence)',
   },
   {
     dest: 'draft_max',
-    names: ['--draft-max', '--draft', '--draft-n'],
+    names: ['--spec-draft-n-max', '--draft-max', '--draft', '--draft-n'],
     kind: 'int',
     help: 'most draft tokens per step (default 16)',
   },
   {
     dest: 'draft_min',
-    names: ['--draft-min', '--draft-n-min'],
+    names: ['--spec-draft-n-min', '--draft-min', '--draft-n-min'],
     kind: 'int',
     help: 'fewest draft tokens per step (default 0)',
   },
   {
     dest: 'draft_p_min',
-    names: ['--draft-p-min'],
+    names: ['--spec-draft-p-min', '--draft-p-min'],
     kind: 'number',
     help: "drafting stops at a token the draft gives less probability (default 0.6, node-llama-cpp's; 0: always draft)",
   },
@@ -132,7 +132,7 @@ export const LLAMA_CPP_FLAGS: readonly Flag[] = [
     names: ['--spec-type'],
     kind: 'string',
     choices: SPEC_TYPES,
-    help: 'ngram-simple: prompt lookup, the last generated n-gram found in the sequence drafts what followed it (default none)',
+    help: 'draft-simple: the --model-draft drafts (it does here with none too); ngram-simple: prompt lookup, the last generated n-gram found in the sequence drafts what followed it (default none)',
   },
   {
     dest: 'ngram_size_n',

@@ -14,9 +14,11 @@ export type FlashAttn = (typeof FLASH_ATTN)[number];
 /**
  * llama-server's --spec-type values this runtime has: none, and ngram-simple (prompt lookup: the
  * last generated n-gram looked up in the sequence's own tokens, node-llama-cpp's
- * InputLookupTokenPredictor). A draft model is --model-draft, as in llama-server.
+ * InputLookupTokenPredictor), and draft-simple (the --model-draft drafts). A draft model drafts here
+ * whatever --spec-type says, as in llama-server builds before --spec-type; newer builds need
+ * draft-simple for it, so a launch written for them reads the same here.
  */
-export const SPEC_TYPES = ['none', 'ngram-simple'] as const;
+export const SPEC_TYPES = ['none', 'draft-simple', 'ngram-simple'] as const;
 export type SpecType = (typeof SPEC_TYPES)[number];
 
 export interface LlamaCppOptions {
@@ -72,7 +74,7 @@ export const DEFAULT_OPTIONS: LlamaCppOptions = {
 };
 
 /** A drafter is attached: tokens come from node-llama-cpp's speculative loop, greedily. */
-export const speculates = (o: LlamaCppOptions) => o.modelDraft !== null || o.specType !== 'none';
+export const speculates = (o: LlamaCppOptions) => o.modelDraft !== null || o.specType === 'ngram-simple';
 
 export const isQuantized = (t: CacheType) => t !== 'f32' && t !== 'f16' && t !== 'bf16';
 
@@ -87,7 +89,13 @@ export function checkOptions(o: LlamaCppOptions, at: (flag: string) => SourceLoc
         hint: 'use --flash-attn on (or auto), or an unquantized --cache-type-v (f16, bf16, f32)',
       },
     );
-  if (o.specType !== 'none' && o.modelDraft !== null)
+  if (o.specType === 'draft-simple' && o.modelDraft === null)
+    throw new UserError('--spec-type draft-simple drafts with a draft model, and none is given', {
+      code: 'E_USAGE',
+      at: at('spec_type'),
+      hint: 'pass --model-draft FILE (or --spec-type none)',
+    });
+  if (o.specType === 'ngram-simple' && o.modelDraft !== null)
     throw new UserError(
       `--spec-type ${o.specType} and --model-draft are two drafters, and a node-llama-cpp sequence takes one`,
       { code: 'E_USAGE', at: at('spec_type') ?? at('model_draft'), hint: 'pass one of them' },

@@ -77,7 +77,14 @@ export function scoringRequest(
     : { ...common, echo: true, logprobs };
 }
 
-export function tokenizeRequest(model: string | undefined, text: string, addSpecialTokens = true): Record<string, unknown> {
+export function tokenizeRequest(
+  model: string | undefined,
+  text: string,
+  addSpecialTokens = true,
+  api: 'openai' | 'sglang' | 'llama-server' = 'openai',
+): Record<string, unknown> {
+  // llama-server reads `content` and `add_special`, and answers a body without `content` with no tokens
+  if (api === 'llama-server') return { content: text, add_special: addSpecialTokens };
   return { ...(model === undefined ? {} : { model }), prompt: text, add_special_tokens: addSpecialTokens };
 }
 

@@ -75,7 +75,9 @@ function sortedTop(dict: Record<string, number> | null | undefined): TopLogprob[
 
 /** The generated tokens of one choice (by its `index`; 0 by default) with their top-k lists. */
 export function generationFrom(res: CompletionResponse, choice = 0): Generation {
-  const c = res.choices.find((x) => x.index === choice) ?? (res.choices.every((x) => x.index === undefined) ? res.choices[choice] : undefined);
+  const c =
+    res.choices.find((x) => x.index === choice) ??
+    (res.choices.every((x) => x.index === undefined) ? res.choices[choice] : undefined);
   if (!c) throw new ResponseError(`completion has no choice ${choice} (${res.choices.length} choice(s))`);
   const lp = c.logprobs;
   if (!lp) throw new ResponseError('completion has no logprobs: the server ignored `logprobs`');
@@ -188,11 +190,15 @@ export function parseTokenize(json: unknown): { tokens: number[]; maxModelLen?: 
   return { tokens: r.data.tokens, maxModelLen: r.data.max_model_len };
 }
 
-const detokenizeResponse = z.looseObject({ prompt: z.string() });
+// vLLM answers { prompt }, llama-server { content }
+const detokenizeResponse = z.union([
+  z.looseObject({ prompt: z.string() }),
+  z.looseObject({ content: z.string() }),
+]);
 export function parseDetokenize(json: unknown): string {
   const r = detokenizeResponse.safeParse(json);
   if (!r.success) throw new ResponseError(`not a /detokenize response: ${describeZod(r.error)}`);
-  return r.data.prompt;
+  return typeof r.data.prompt === 'string' ? r.data.prompt : String(r.data.content);
 }
 
 const modelsResponse = z.looseObject({

@@ -23,8 +23,18 @@ import {
   scoresFromEcho,
   scoresFromPromptLogprobs,
 } from './responses.js';
-import { generationFromLlamaServer, isLlamaServerProps, llamaServerCompletionRequest } from './llama-server-native.js';
-import { generationFromSglang, isSglangModelInfo, scoresFromSglang, sglangGenerateRequest, sglangScoreRequest } from './sglang-native.js';
+import {
+  generationFromLlamaServer,
+  isLlamaServerProps,
+  llamaServerCompletionRequest,
+} from './llama-server-native.js';
+import {
+  generationFromSglang,
+  isSglangModelInfo,
+  scoresFromSglang,
+  sglangGenerateRequest,
+  sglangScoreRequest,
+} from './sglang-native.js';
 
 function mapResult<T>(r: CallResult<unknown>, parse: (json: unknown) => T): CallResult<T> {
   if (!r.ok) return r;
@@ -70,10 +80,24 @@ export class ServerApi {
     return r;
   }
 
-  async tokenize(text: string, signal?: AbortSignal, o: { addSpecialTokens?: boolean } = {}): Promise<CallResult<number[]>> {
+  async tokenize(
+    text: string,
+    signal?: AbortSignal,
+    o: { addSpecialTokens?: boolean } = {},
+  ): Promise<CallResult<number[]>> {
     const r = mapResult(
-      await this.client.postJson('/tokenize', tokenizeRequest(this.model, text, o.addSpecialTokens ?? true), signal),
-      parseTokenize,
+      await this.client.postJson(
+        '/tokenize',
+        tokenizeRequest(this.model, text, o.addSpecialTokens ?? true, this.api),
+        signal,
+      ),
+      (json) => {
+        const t = parseTokenize(json);
+        // a server that ignored the text's field answers with no tokens: a failure, never an empty prompt
+        if (text !== '' && t.tokens.length === 0)
+          throw new ResponseError(`/tokenize returned no tokens for a text of ${text.length} characters`);
+        return t;
+      },
     );
     if (r.ok && r.value.maxModelLen !== undefined) this.maxModelLen ??= r.value.maxModelLen;
     return r.ok ? { ...r, value: r.value.tokens } : r;
@@ -93,12 +117,15 @@ export class ServerApi {
   ): Promise<CallResult<Generation>> {
     if (this.api === 'sglang') return this.generateSglang(prompt, settings, signal);
     if (this.api === 'llama-server')
-      return mapResult(await this.client.postJson('/completion', llamaServerCompletionRequest(prompt, settings), signal), (json) => {
-        const g = generationFromLlamaServer(json);
-        const problem = lengthProblem(g, settings.maxTokens);
-        if (problem) throw new ResponseError(problem);
-        return g;
-      });
+      return mapResult(
+        await this.client.postJson('/completion', llamaServerCompletionRequest(prompt, settings), signal),
+        (json) => {
+          const g = generationFromLlamaServer(json);
+          const problem = lengthProblem(g, settings.maxTokens);
+          if (problem) throw new ResponseError(problem);
+          return g;
+        },
+      );
     const r = await this.client.postJson(
       '/v1/completions',
       generationRequest(this.model, prompt, settings),
@@ -126,10 +153,19 @@ export class ServerApi {
   ): Promise<CallResult<ScoredToken[]>> {
     const sequence = [...prompt, ...continuation];
     if (this.api === 'llama-server')
-      return { ok: false, error: `${this.url} is a llama-server, which has no prompt scoring: it can be probed as the target, not used as the reference`, attempts: [] };
+      return {
+        ok: false,
+        error: `${this.url} is a llama-server, which has no prompt scoring: it can be probed as the target, not used as the reference`,
+        attempts: [],
+      };
     if (this.api === 'sglang')
-      return mapResult(await this.client.postJson('/generate', sglangScoreRequest(sequence, prompt.length, logprobs, seed), signal), (json) =>
-        scoresFromSglang(json, sequence, prompt.length),
+      return mapResult(
+        await this.client.postJson(
+          '/generate',
+          sglangScoreRequest(sequence, prompt.length, logprobs, seed),
+          signal,
+        ),
+        (json) => scoresFromSglang(json, sequence, prompt.length),
       );
     const parse = (mode: ScoringMode) => (json: unknown) => {
       const res = parseCompletion(json);
@@ -169,7 +205,11 @@ export class ServerApi {
         };
   }
 
-  private async generateSglang(prompt: readonly number[], settings: GenerationSettings, signal?: AbortSignal): Promise<CallResult<Generation>> {
+  private async generateSglang(
+    prompt: readonly number[],
+    settings: GenerationSettings,
+    signal?: AbortSignal,
+  ): Promise<CallResult<Generation>> {
     const r = await this.client.postJson('/generate', sglangGenerateRequest(prompt, settings), signal);
     return mapResult(r, (json) => {
       const g = generationFromSglang(json);

@@ -32,7 +32,8 @@ export function createApp(ctx: ServerContext): Hono {
   registerInfo(app, ctx);
   registerCompletions(app, ctx);
   registerChatCompletions(app, ctx);
-  registerTokenize(app, ctx);
+  // llama-server's /tokenize and /detokenize take other fields (registered with its native routes)
+  if (ctx.apiShape !== 'llama-server') registerTokenize(app, ctx);
   if (ctx.apiShape === 'sglang') registerSglangNative(app, ctx);
   if (ctx.apiShape === 'llama-server') registerLlamaServerNative(app, ctx);
   app.notFound((c) => {

@@ -9,6 +9,9 @@
  *                     completion_probabilities: [{ id, token, bytes, logprob, top_logprobs: [{ id,
  *                     token, bytes, logprob }] }] (with n_probs > 0), timings: { prompt_n, predicted_n } }
  *   GET /props        { default_generation_settings: { n_ctx }, total_slots, model_path }
+ *   POST /tokenize    { content, add_special (default false) } → { tokens }: a body without `content`
+ *                     (vLLM's `prompt`) tokenizes nothing, as llama-server v0.4.0 answers { tokens: [] }
+ *   POST /detokenize  { tokens } → { content }
  * Streaming /completion is not offered (400).
  */
 import type { Hono } from 'hono';
@@ -16,7 +19,7 @@ import { z } from 'zod';
 import type { EmittedToken } from '../../engine/sequence.js';
 import type { ServerContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { collectGeneration, ensureReady, planGeneration } from '../generation.js';
+import { checkTokenIds, collectGeneration, ensureReady, planGeneration } from '../generation.js';
 import { readJson } from '../http-body.js';
 import { parseBody } from '../request-fields.js';
 
@@ -33,6 +36,9 @@ const completionSchema = z.looseObject({
   return_tokens: z.boolean().nullish(),
   stream: z.boolean().nullish(),
 });
+
+const tokenizeSchema = z.looseObject({ content: z.string().nullish(), add_special: z.boolean().nullish() });
+const detokenizeSchema = z.looseObject({ tokens: z.array(z.int().min(0)) });
 
 const STOP_TYPE: Record<string, string> = { length: 'limit', stop: 'eos', abort: 'none' };
 
@@ -95,6 +101,23 @@ export function registerLlamaServerNative(app: Hono, ctx: ServerContext): void {
       ...(k > 0 ? { completion_probabilities: r.tokens.map((t) => probabilities(t, k)) } : {}),
       timings: { prompt_n: ids.length, predicted_n: r.tokens.length },
     });
+  });
+
+  app.post('/tokenize', async (c) => {
+    const body = parseBody(tokenizeSchema, await readJson(c));
+    const tokens = ctx.tokenizer.encode(body.content ?? '', { addBos: body.add_special ?? false });
+    // the BOS alone is what llama-server gives for an empty text with add_special
+    return c.json({
+      tokens:
+        body.content === undefined || body.content === ''
+          ? tokens.slice(0, body.add_special ? 1 : 0)
+          : tokens,
+    });
+  });
+  app.post('/detokenize', async (c) => {
+    const body = parseBody(detokenizeSchema, await readJson(c));
+    checkTokenIds(ctx, body.tokens, 'tokens');
+    return c.json({ content: ctx.tokenizer.decode(body.tokens) });
   });
 
   app.get('/props', (c) =>
