@@ -23,7 +23,7 @@ t0=$(now)
 if [ ! -d "$work/src/.git" ]; then
   rm -rf "$work/src"
   mkdir -p "$work"
-  git clone --quiet "$bundle" "$work/src"
+  git -c advice.detachedHead=false clone --quiet "$bundle" "$work/src"
 fi
 commit=$(git -C "$work/src" rev-parse HEAD)
 phase "checkout of llama.cpp $tag ($commit)" "$t0"

@@ -66,6 +66,29 @@ test('a server that answers 500: unverified, not missing — the suite runs and 
   requireForPromptSuites('window-crossing', { target: { url: 'http://t', report: r } });
 });
 
+test('a llama-server reference is refused before any request: it cannot score the target\'s tokens; as the target it is fine', () => {
+  const llama: CapabilityReport = {
+    api: 'llama-server',
+    checks: [{ name: 'token-id-generation', support: 'yes', detail: 'POST /completion' }],
+  };
+  const openai: CapabilityReport = { ...llama, api: 'openai' };
+  assert.throws(
+    () =>
+      requireForPromptSuites('window-crossing', {
+        target: { url: 'http://t', report: openai },
+        reference: { url: 'http://r', report: llama },
+      }),
+    (e: unknown) =>
+      e instanceof UserError &&
+      /reference at http:\/\/r is a llama-server, which cannot score/.test(e.message) &&
+      /make llama-server the --target/.test(e.hint ?? ''),
+  );
+  requireForPromptSuites('window-crossing', {
+    target: { url: 'http://t', report: llama },
+    reference: { url: 'http://r', report: openai },
+  });
+});
+
 test('the workload suite with a target that cannot generate from token ids: refused before the trace', async () => {
   const r: CapabilityReport = {
     api: 'openai',

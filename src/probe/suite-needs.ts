@@ -72,6 +72,14 @@ export function requireForPromptSuites(suite: string, s: Servers): void {
     refuse(suite, 'target', s.target.url, s.target.report, GENERATE);
   if (s.reference && missing(s.reference.report, GENERATE.capability))
     refuse(suite, 'reference', s.reference.url, s.reference.report, GENERATE);
+  // the reference scores the target's tokens where the two part: llama-server cannot score a given text
+  if (s.reference?.report.api === 'llama-server')
+    throw new UserError(
+      `the reference at ${s.reference.url} is a llama-server, which cannot score another server's tokens (its /v1/completions has no prompt logprobs and no echo)`,
+      {
+        hint: 'make llama-server the --target, and point --reference at a server that scores prompts (faultline engine serve, with --runtime llama.cpp for the same engine, or vLLM)',
+      },
+    );
 }
 
 /** The workload suite: a usage error for what it cannot do without; the families to leave out, with why. */
