@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AttributionReport } from '../../src/matrix/attribution.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
+import { assertCorruptionVerified, metWrongOutput } from '../helpers/matrix-answer.js';
 
 test(
   'the llama.cpp matrix runs to a verdict: a verified interaction with its remedies, or clean with full pairwise coverage',
@@ -80,29 +81,18 @@ test(
     // three). A corrupt cell anywhere else is new, and fails here.
     // A cell whose probe saw a corrupt request too few times for a verdict is probe-error with a
     // corrupt rate above zero: the same defect, met once.
-    const metWrongOutput = (c: (typeof report.cells)[number]) =>
-      c.outcome === 'corrupt' || (c.outcome === 'probe-error' && (c.corruptRate ?? 0) > 0);
     const corrupt = report.cells.filter(metWrongOutput);
     for (const c of corrupt)
-      assert.equal(c.levels.parallel, '4', `${c.id} met wrong output at one sequence: not finding 004 (${c.detail})`);
+      assert.equal(
+        c.levels.parallel,
+        '4',
+        `${c.id} met wrong output at one sequence: not finding 004 (${c.detail})`,
+      );
     // every other cell without a verdict is the crashing combination's
     for (const c of report.cells.filter((x) => x.outcome === 'probe-error' && !metWrongOutput(x)))
       assert.ok(crashes(c.levels), `${c.id}: probe-error outside the crashing combination (${c.detail})`);
-    if (report.verdict === 'corruption-found') {
-      assert.equal(r.code, 1);
-      const verified = report.interactions.filter((i) => i.status === 'verified');
-      assert.ok(verified.length > 0, 'corruption found comes with a verified interaction');
-      for (const v of verified) {
-        t.diagnostic(
-          `interaction ${JSON.stringify(v.interaction)}; remedies ${JSON.stringify(v.remedies.map((m) => m.change))}`,
-        );
-        assert.ok(
-          v.minimalCell && report.cells.find((c) => c.id === v.minimalCell)?.outcome === 'corrupt',
-          'its minimal cell is corrupt',
-        );
-        assert.ok(v.remedies.length > 0, 'each verified interaction has a remedy that passed');
-      }
-    } else if (report.verdict === 'inconclusive') {
+    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, r.code);
+    else if (report.verdict === 'inconclusive') {
       // the intermittent defect seen, and not reproduced when localization re-probed: never clean,
       // and only where four sequences explain it (checked above)
       assert.equal(r.code, 3);

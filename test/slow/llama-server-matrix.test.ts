@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { AttributionReport } from '../../src/matrix/attribution.js';
 import { repoRoot, runCli } from '../helpers/cli.js';
+import { assertCorruptionVerified, metWrongOutput } from '../helpers/matrix-answer.js';
 
 const binary = join(repoRoot, '.tmp/llama-server/build/bin/llama-server');
 
@@ -61,8 +62,6 @@ test(
     t.diagnostic(
       `verdict ${report.verdict}; launches ${report.launches.used}; untested pairs ${report.coverage.uncoveredByVerdicts}`,
     );
-    const metWrongOutput = (c: (typeof report.cells)[number]) =>
-      c.outcome === 'corrupt' || (c.outcome === 'probe-error' && (c.corruptRate ?? 0) > 0);
     for (const c of report.cells.filter(metWrongOutput))
       assert.notEqual(
         c.levels.cache_prompt,
@@ -71,17 +70,8 @@ test(
       );
     for (const c of report.cells.filter((x) => x.outcome !== 'pass' && !metWrongOutput(x)))
       assert.fail(`${c.id}: ${c.outcome} without wrong output (${c.detail})`);
-    if (report.verdict === 'corruption-found') {
-      assert.equal(r.code, 1);
-      const verified = report.interactions.filter((i) => i.status === 'verified');
-      assert.ok(verified.length > 0, 'corruption found comes with a verified interaction');
-      for (const v of verified) {
-        t.diagnostic(
-          `interaction ${JSON.stringify(v.interaction)}; remedies ${JSON.stringify(v.remedies.map((m) => m.change))}`,
-        );
-        assert.ok(v.remedies.length > 0, 'each verified interaction has a remedy that passed');
-      }
-    } else if (report.verdict === 'inconclusive') {
+    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, r.code);
+    else if (report.verdict === 'inconclusive') {
       assert.equal(r.code, 3);
       assert.ok(report.cells.some(metWrongOutput), 'an inconclusive run met wrong output somewhere');
     } else {
