@@ -5,12 +5,12 @@
  * verdict, asserted whatever it is: corruption found comes with a verified interaction and its
  * remedies; a clean run tested every valid pair of levels with a PASS.
  *
- * Seen while building it (2026-12-07, not yet attributed, so not a finding): with the prompt cache
- * on, about one window-crossing request in 32 reads corrupt (a token the reference ranks 7th, 0.9 nat
- * below its choice), with --cache-reuse or without, at one slot; with the prompt cache off 29 of 29
- * requests were identical. A cell that meets it once has too few requests for a verdict
- * (probe-error with a corrupt rate above zero); wrong output anywhere without the prompt cache fails
- * here, as does a cell without a verdict for any other reason.
+ * What it meets (docs/findings/005): with --swa-full, a prompt whose prefix comes from the prompt
+ * cache gets other logits than the same prompt evaluated whole (17 of 300 greedy outputs part, up to
+ * 2.2 nat), so a cell with swa_full on and the prompt cache on now and then reads a request corrupt:
+ * the cell is corrupt, or probe-error when one wrong request is too few for a verdict, and the run
+ * corruption-found, inconclusive (not reproduced on re-probing) or clean. Wrong output anywhere
+ * without the prompt cache fails here, as does a cell without a verdict for any other reason.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
