@@ -35,7 +35,7 @@ export const FL303 = defineHazard({
     {
       id: 'swa-full',
       change: { add: '--swa-full' },
-      why: 'the report: --swa-full is clean (the sliding layers keep every cell; more KV memory)',
+      why: 'the report: --swa-full is clean (the sliding layers keep every cell; more KV memory), but with the prompt cache on it meets FL306',
     },
   ],
   nonRemedies: [

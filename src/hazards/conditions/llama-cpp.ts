@@ -207,13 +207,15 @@ export function kShift(): Condition {
   };
 }
 
-/** A switch fact (`--swa-full`, `--kv-unified` …) is off. */
-export function switchOff(opts: {
+interface SwitchCondition {
   name: string;
   fact: 'swaFull' | 'cachePrompt';
   what: string;
   role?: Condition['role'];
-}): Condition {
+}
+
+/** A switch fact (`--swa-full`, `--cache-prompt` …) is `on` (true) or off (false). */
+function switchIs(opts: SwitchCondition & { on: boolean }): Condition {
   return {
     name: opts.name,
     ...(opts.role ? { role: opts.role } : {}),
@@ -222,17 +224,16 @@ export function switchOff(opts: {
       const f = factOf(d, opts.fact);
       if (!f) return notRead(opts.what);
       if (f.runtime) return runtime(f, d, opts.what);
-      if (f.value === false)
-        return {
-          status: 'met',
-          ...(f.from === 'default' ? { byDefault: true } : {}),
-          detail: `${f.option ?? opts.fact} off (${where(f)})`,
-          ...at(f, d),
-        };
-      return { status: 'not-met', detail: `${f.option ?? opts.fact} on (${where(f)})`, ...at(f, d) };
+      const state = `${f.option ?? opts.fact} ${f.value === true ? 'on' : 'off'} (${where(f)})`;
+      if ((f.value === true) === opts.on)
+        return { status: 'met', ...(f.from === 'default' ? { byDefault: true } : {}), detail: state, ...at(f, d) };
+      return { status: 'not-met', detail: state, ...at(f, d) };
     },
   };
 }
+
+export const switchOff = (opts: SwitchCondition): Condition => switchIs({ ...opts, on: false });
+export const switchOn = (opts: SwitchCondition): Condition => switchIs({ ...opts, on: true });
 
 /** Several server slots: `-np N ≥ min`, or the default auto (llama-server v0.4.0: 4 slots, unified KV). */
 export function parallelSlots(min: number): Condition {
