@@ -52,6 +52,8 @@ export function shellWordStart(lines: readonly string[], at: Position): Position
   const text = lines[at.line - 1] ?? '';
   let col = at.column - 1;
   while (col > 0 && !WORD_END.test(text[col - 1])) col--;
+  // a `KEY=` right before the word (systemd's ExecStart=) belongs to the file, not to the word
+  if (/^[A-Za-z_]\w*=$/.test(text.slice(col, at.column - 1))) return { line: at.line, column: at.column };
   return { line: at.line, column: col + 1 };
 }
 

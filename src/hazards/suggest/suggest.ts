@@ -115,11 +115,8 @@ function place(d: Deployment, argv: readonly ArgToken[], applied: AppliedChange,
       ? blockScalarStyle(text, first)
       : undefined;
   if (!block && d.source.kind !== 'shell' && d.source.kind !== 'systemd') return fallback; // a --config file, guard's argv
-  const found = shellSpan(text, first, last);
-  if (!found) return fallback;
-  // `ExecStart=` is systemd's key, not part of the command's first word
-  const span =
-    d.source.kind === 'systemd' ? { ...found, start: { line: first.line, column: first.column } } : found;
+  const span = shellSpan(text, first, last);
+  if (!span) return fallback;
   const indent = indentOf(text.split('\n')[first.line - 1] ?? '');
   const shell = shellText(indent, true);
   // a folded block reads its line breaks as spaces: the words go on lines without continuations, at the
@@ -145,10 +142,7 @@ function writtenWords(
     if (!t.at || original.get(key(t.at)) !== t.text) return undefined;
     if (seen.has(key(t.at))) return '';
     seen.add(key(t.at));
-    const before = shellWordStart(lines, t.at);
-    // a `KEY=` before the word (systemd's ExecStart=) is the file's, not the word's
-    const prefix = lines[t.at.line - 1].slice(before.column - 1, t.at.column - 1);
-    const start = /^[A-Za-z]\w*=$/.test(prefix) ? { line: t.at.line, column: t.at.column } : before;
+    const start = shellWordStart(lines, t.at);
     const end = shellWordEnd(lines, start);
     if (!end || end.line !== start.line) return undefined;
     return lines[start.line - 1].slice(start.column - 1, end.column - 1);
