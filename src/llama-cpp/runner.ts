@@ -106,9 +106,12 @@ export class LlamaCppRunner implements Runner {
   }
 
   refusal(r: SequenceRequest): Refusal | null {
-    if (r.promptIds.length >= this.sequenceCapacity)
+    // with context shift a long prompt is evaluated as a long generation is, erasing the oldest
+    // tokens whenever the sequence fills (node-llama-cpp decodes up to the free cells, then shifts),
+    // so a prompt scored whole shifts at the same positions as the generation that produced it
+    if (!this.options.contextShift && r.promptIds.length >= this.sequenceCapacity)
       return {
-        message: `the prompt (${r.promptIds.length} tokens) does not fit one llama.cpp sequence of ${this.sequenceCapacity} cells (--ctx-size / --parallel)`,
+        message: `the prompt (${r.promptIds.length} tokens) does not fit one llama.cpp sequence of ${this.sequenceCapacity} cells (--ctx-size / --parallel) and context shift is off`,
         param: 'prompt',
       };
     if (!this.options.contextShift && r.promptIds.length + r.maxTokens > this.sequenceCapacity)

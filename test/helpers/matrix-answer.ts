@@ -1,8 +1,10 @@
 /**
  * What the slow matrix tests assert about a real engine's answer, whatever it is: the shape of a
- * corruption-found report, and which cells met wrong output.
+ * corruption-found report, which cells met wrong output, and which lost their server to a crash.
  */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { AttributionReport } from '../../src/matrix/attribution.js';
 
@@ -27,4 +29,11 @@ export function assertCorruptionVerified(t: TestContext, report: AttributionRepo
     );
     assert.ok(v.remedies.length > 0, 'each verified interaction has a remedy that passed');
   }
+}
+
+/** A cell whose server llama.cpp crashed: no verdict (probe-error), and its stderr says SIGSEGV. */
+export function assertCrashedBySegfault(runDir: string, c: Cell): void {
+  assert.equal(c.outcome, 'probe-error', `${c.id}: a cell with the crashing combination never passes (${c.detail})`);
+  const stderr = join(runDir, 'cells', c.id, 'stderr.log');
+  assert.ok(existsSync(stderr) && /killed by SIGSEGV/.test(readFileSync(stderr, 'utf8')), `${c.id}: its server died by SIGSEGV`);
 }

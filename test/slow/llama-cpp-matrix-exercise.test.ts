@@ -7,26 +7,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadPlanFile } from '../../src/matrix/plan-load.js';
-import { probeConfig, withDefaults } from '../../src/matrix/probe-cell.js';
-import { recordGolden } from '../../src/probe/record.js';
-import type { Recording } from '../../src/probe/recording.js';
+import { join } from 'node:path';
+import { repoRoot } from '../helpers/cli.js';
+import { configLabel, launchAll, maxLogprobDelta, metric, type Launched } from '../helpers/plan-launch.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const planFile = join(root, 'examples/llama-cpp/matrix.yaml');
-const plan = loadPlanFile(planFile);
-
-interface Launched {
-  metrics: Map<string, number>;
-  log: string;
-  recording: Recording;
-}
+const planFile = join(repoRoot, 'examples/llama-cpp/matrix.yaml');
 
 /** The launches: the reference (every factor's first level) and the levels named here over it. */
 const LAUNCHES: Record<string, Record<string, string>> = {
@@ -43,129 +30,12 @@ const LAUNCHES: Record<string, Record<string, string>> = {
   k_q8_0_no_rotation: { cache_type_k: 'q8_0', kv_rotation: 'off' },
 };
 
-const results = new Map<string, Launched>();
+let results: Map<string, Launched>;
 let dir: string;
-
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => ok(port));
-    });
-  });
-}
-
-function argvFor(
-  levels: Record<string, string>,
-  port: number,
-  cellDir: string,
-): { argv: string[]; env: Record<string, string> } {
-  const fill = (w: string) =>
-    w.replace('{faultline_root}', root).replace('{cell_dir}', cellDir).replace('{port}', String(port));
-  const argv = plan.launch.argv.map(fill);
-  const env: Record<string, string> = { ...plan.launch.env };
-  plan.space.names.forEach((factor, f) => {
-    const level = plan.space.levels[f].indexOf(levels[factor] ?? plan.space.levels[f][plan.baseline[f]]);
-    assert.ok(level >= 0, `${factor} has a level ${levels[factor]}`);
-    const fragment = plan.fragments[f][level];
-    argv.push(...fragment.argv.map(fill));
-    Object.assign(env, fragment.env);
-  });
-  return { argv, env };
-}
-
-async function launchAndProbe(name: string, levels: Record<string, string>): Promise<Launched> {
-  const port = await freePort();
-  const cellDir = join(dir, name);
-  const { argv, env } = argvFor(levels, port, cellDir);
-  const child: ChildProcess = spawn(argv[0], argv.slice(1), {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let log = '';
-  child.stdout!.on('data', (d) => (log += d));
-  child.stderr!.on('data', (d) => (log += d));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    // the plan's ready timeout, doubled: this test starts its launches two at a time on a loaded machine
-    const deadline = Date.now() + 2 * plan.launch.readyTimeoutMs;
-    while (
-      !(await fetch(`${url}/health`).then(
-        (r) => r.ok,
-        () => false,
-      ))
-    ) {
-      assert.ok(
-        child.exitCode === null && child.signalCode === null,
-        `${name} exited (${child.exitCode ?? child.signalCode}) before it was ready: ${log.slice(-800)}`,
-      );
-      assert.ok(
-        Date.now() < deadline,
-        `${name} was not ready in ${(2 * plan.launch.readyTimeoutMs) / 1000} s: ${log.slice(-800)}`,
-      );
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    const o = withDefaults(plan.probe);
-    const corpus = readFileSync(resolve(dirname(planFile), o.prompt_text!), 'utf8');
-    const rec = await recordGolden(probeConfig(url, o, corpus, o.seed));
-    assert.equal(rec.failed, 0, `${name}: ${rec.errors.join('; ')}`);
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return { metrics: parseMetrics(text), log, recording: rec.recording };
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-  }
-}
-
-/** "name{labels} value" lines → name (labels but model_name kept) → value. */
-function parseMetrics(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const m = /^([a-z_:]+)(\{[^}]*\})? ([0-9.eE+-]+)$/.exec(line.trim());
-    if (!m) continue;
-    const labels = (m[2] ?? '').replace(/model_name="[^"]*",?/, '').replace('{}', '');
-    out.set(m[1] + labels, Number(m[3]));
-  }
-  return out;
-}
-
-const metric = (l: Launched, name: string): number => {
-  for (const [k, v] of l.metrics) if (k === name || k.startsWith(`${name}{`)) return v;
-  assert.fail(`no ${name} in /metrics`);
-};
-const configLabel = (l: Launched, label: string): string => {
-  for (const k of l.metrics.keys()) {
-    const m = new RegExp(`^faultline:llama_cpp_config_info\\{.*${label}="([^"]*)"`).exec(k);
-    if (m) return m[1];
-  }
-  assert.fail('no faultline:llama_cpp_config_info in /metrics');
-};
-
-/** Largest |Δ logprob| of the chosen tokens over the steps both recordings share a prefix on. */
-function maxLogprobDelta(a: Recording, b: Recording): number {
-  let worst = 0;
-  a.exchanges.forEach((x, i) => {
-    const y = b.exchanges[i];
-    const sa = x.steps ?? [];
-    const sb = y?.steps ?? [];
-    for (let s = 0; s < Math.min(sa.length, sb.length); s++) {
-      if (sa[s].token !== sb[s].token) break;
-      worst = Math.max(worst, Math.abs(sa[s].logprob - sb[s].logprob));
-    }
-  });
-  return worst;
-}
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'faultline-llama-exercise-'));
-  const names = Object.keys(LAUNCHES);
-  // two launches at a time, as the plan's executor runs cells
-  for (let i = 0; i < names.length; i += 2)
-    await Promise.all(
-      names.slice(i, i + 2).map(async (n) => results.set(n, await launchAndProbe(n, LAUNCHES[n]))),
-    );
+  results = await launchAll(planFile, dir, LAUNCHES);
 });
 
 after(() => {

@@ -18,14 +18,14 @@ export const FL300 = defineHazard({
     'attn_rot_k is false: with LLAMA_ATTN_ROT_DISABLE set, or for any model whose K head size is not a multiple of 64 ' +
     '(80, 96, 112). llama_mul_mat_hadamard reads rot->ne[0] first thing. Any K shift reaches it: context shift, and ' +
     "llama-server's --cache-reuse, which moves reused chunks with llama_memory_seq_add (the same position shift; faultline's " +
-    'reproduction reached it through node-llama-cpp’s draft loop). The requests before the shift are answered correctly.',
+    'reproduction reached it through node-llama-cpp’s draft loop and through its context shift). The requests before the shift are answered correctly.',
   affected: {
     llamaCpp:
       'v0.4.0 (node-llama-cpp 3.21.1’s bundle) reproduced; the fix, ggml-org/llama.cpp PR #25636, is open (since 2026-07-13): every build with the rotation (2026) until it merges',
   },
   confidence: 'reproduced',
   confidenceReason:
-    'faultline finding 003: a standalone node-llama-cpp script (llama.cpp v0.4.0, CPU) segfaults with q8_0 K + LLAMA_ATTN_ROT_DISABLE=1 + a K shift and is clean with the rotation on, with F16 K, or without the shift (one factor off each); PR #25636 names the same null rot in build_rope_shift, reached through --context-shift',
+    'faultline finding 003: a standalone node-llama-cpp script (llama.cpp v0.4.0, CPU) segfaults with q8_0 K + LLAMA_ATTN_ROT_DISABLE=1 + a K shift and is clean with the rotation on, with F16 K, or without the shift (one factor off each); PR #25636 names the same null rot in build_rope_shift, reached through --context-shift, and faultline’s context-shift matrix (examples/llama-cpp/context-shift.yaml, no draft) lost all 9 launches with q8_0 K and the rotation off at their first shift while the 6 without that pair passed',
   conditions: [quantizedKvCache('K'), kRotationOff(), kShift()],
   locateAt: 'quantized-k-cache',
   remedies: [
