@@ -1,12 +1,14 @@
 /**
- * What the slow matrix tests assert about a real engine's answer, whatever it is: the shape of a
+ * Running a plan and what the slow matrix tests assert about a real engine's answer, whatever it is: the shape of a
  * corruption-found report, which cells met wrong output, and which lost their server to a crash.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import type { AttributionReport } from '../../src/matrix/attribution.js';
+import { repoRoot, runCli } from './cli.js';
 
 type Cell = AttributionReport['cells'][number];
 
@@ -36,4 +38,33 @@ export function assertCrashedBySegfault(runDir: string, c: Cell): void {
   assert.equal(c.outcome, 'probe-error', `${c.id}: a cell with the crashing combination never passes (${c.detail})`);
   const stderr = join(runDir, 'cells', c.id, 'stderr.log');
   assert.ok(existsSync(stderr) && /killed by SIGSEGV/.test(readFileSync(stderr, 'utf8')), `${c.id}: its server died by SIGSEGV`);
+}
+
+/**
+ * Runs `faultline matrix PLAN --format json` in a temporary directory (removed after the test),
+ * holds it to exit 0, 1 or 3, and prints every cell; returns the report, the exit code and the run
+ * directory (cells/<id>/stderr.log).
+ */
+export async function runPlanForAnswer(
+  t: TestContext,
+  plan: string,
+  timeoutMs: number,
+): Promise<{ report: AttributionReport; code: number; runDir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fl-plan-answer-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const runDir = join(dir, 'run');
+  const started = Date.now();
+  const r = await runCli(['matrix', join(repoRoot, plan), '--out', runDir, '--format', 'json', '--quiet'], {
+    cwd: repoRoot,
+    timeoutMs,
+  });
+  t.diagnostic(`${plan}: ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${r.code}`);
+  assert.ok(r.code === 0 || r.code === 1 || r.code === 3, `exit 0, 1 or 3, not ${r.code}\n${r.stderr.slice(-2000)}`);
+  const report = JSON.parse(r.stdout) as AttributionReport;
+  for (const c of report.cells)
+    t.diagnostic(`${c.id} ${c.phase} ${c.outcome} ${JSON.stringify(c.levels)} ${c.detail ?? ''}`);
+  t.diagnostic(
+    `verdict ${report.verdict}; launches ${report.launches.used}; untested pairs ${report.coverage.uncoveredByVerdicts} of ${report.coverage.validTuples}`,
+  );
+  return { report, code: r.code ?? -1, runDir };
 }

@@ -10,43 +10,24 @@
  * puts it (four sequences); anywhere else it is new and fails here.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import type { AttributionReport } from '../../src/matrix/attribution.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
-import { assertCorruptionVerified, assertCrashedBySegfault, metWrongOutput } from '../helpers/matrix-answer.js';
+import { assertCorruptionVerified, assertCrashedBySegfault, metWrongOutput, runPlanForAnswer } from '../helpers/matrix-answer.js';
 
 test(
   'the context-shift matrix runs to a verdict: the crashing pair named, everything else tested',
   { timeout: 1_200_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'fl-llama-shift-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const started = Date.now();
-    const r = await runCli(
-      ['matrix', join(repoRoot, 'examples/llama-cpp/context-shift.yaml'), '--out', join(dir, 'run'), '--format', 'json', '--quiet'],
-      { cwd: repoRoot, timeoutMs: 1_190_000 },
-    );
-    t.diagnostic(`context-shift plan: ${((Date.now() - started) / 1000).toFixed(0)} s, exit ${r.code}`);
-    assert.ok(r.code === 0 || r.code === 1 || r.code === 3, `exit 0, 1 or 3, not ${r.code}\n${r.stderr.slice(-2000)}`);
-    const report = JSON.parse(r.stdout) as AttributionReport;
-    for (const c of report.cells)
-      t.diagnostic(`${c.id} ${c.phase} ${c.outcome} ${JSON.stringify(c.levels)} ${c.detail ?? ''}`);
-    t.diagnostic(
-      `verdict ${report.verdict}; launches ${report.launches.used}; untested pairs ${report.coverage.uncoveredByVerdicts} of ${report.coverage.validTuples}`,
-    );
+    const { report, code, runDir } = await runPlanForAnswer(t, 'examples/llama-cpp/context-shift.yaml', 1_190_000);
     const crashes = (levels: Record<string, string>) => levels.cache_type_k === 'q8_0' && levels.kv_rotation === 'off';
-    for (const c of report.cells.filter((x) => crashes(x.levels))) assertCrashedBySegfault(join(dir, 'run'), c);
+    for (const c of report.cells.filter((x) => crashes(x.levels))) assertCrashedBySegfault(runDir, c);
     const wrong = report.cells.filter(metWrongOutput);
     for (const c of wrong)
       assert.equal(c.levels.parallel, '4', `${c.id} met wrong output at one sequence: not finding 004 (${c.detail})`);
     for (const c of report.cells.filter((x) => !crashes(x.levels) && !metWrongOutput(x)))
       assert.ok(c.outcome === 'pass' || c.outcome === 'corrupt', `${c.id}: ${c.outcome} (${c.detail})`);
-    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, r.code);
+    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, code);
     else if (report.verdict === 'inconclusive') {
-      assert.equal(r.code, 3);
+      assert.equal(code, 3);
       // the pairs left without a verdict are those only the crashing launches reach, unless finding
       // 004 was met too
       if (wrong.length === 0)
@@ -55,7 +36,7 @@ test(
       assert.ok(report.coverage.uncoveredByVerdicts > 0);
     } else {
       assert.equal(report.verdict, 'clean', `the run ends with a verdict, not ${report.verdict}`);
-      assert.equal(r.code, 0);
+      assert.equal(code, 0);
       assert.equal(report.coverage.uncoveredByVerdicts, 0, 'every valid pair of levels was tested by a PASS');
     }
   },

@@ -14,13 +14,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { AttributionReport } from '../../src/matrix/attribution.js';
-import { repoRoot, runCli } from '../helpers/cli.js';
-import { assertCorruptionVerified, metWrongOutput } from '../helpers/matrix-answer.js';
+import { repoRoot } from '../helpers/cli.js';
+import { assertCorruptionVerified, metWrongOutput, runPlanForAnswer } from '../helpers/matrix-answer.js';
 
 const binary = join(repoRoot, '.tmp/llama-server/build/bin/llama-server');
 
@@ -38,30 +36,7 @@ test(
       t.diagnostic(`${built.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
       assert.equal(built.status, 0, `scripts/llama-server/build.sh failed:\n${built.stderr.slice(-3000)}`);
     }
-    const dir = mkdtempSync(join(tmpdir(), 'fl-llama-server-matrix-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const r = await runCli(
-      [
-        'matrix',
-        join(repoRoot, 'examples/llama-cpp/llama-server.yaml'),
-        '--out',
-        join(dir, 'run'),
-        '--format',
-        'json',
-        '--quiet',
-      ],
-      { cwd: repoRoot, timeoutMs: 880_000 },
-    );
-    assert.ok(
-      r.code === 0 || r.code === 1 || r.code === 3,
-      `exit 0, 1 or 3, not ${r.code}\n${r.stderr.slice(-2000)}`,
-    );
-    const report = JSON.parse(r.stdout) as AttributionReport;
-    for (const c of report.cells)
-      t.diagnostic(`${c.id} ${c.phase} ${c.outcome} ${JSON.stringify(c.levels)} ${c.detail ?? ''}`);
-    t.diagnostic(
-      `verdict ${report.verdict}; launches ${report.launches.used}; untested pairs ${report.coverage.uncoveredByVerdicts}`,
-    );
+    const { report, code } = await runPlanForAnswer(t, 'examples/llama-cpp/llama-server.yaml', 880_000);
     for (const c of report.cells.filter(metWrongOutput))
       assert.notEqual(
         c.levels.cache_prompt,
@@ -70,13 +45,13 @@ test(
       );
     for (const c of report.cells.filter((x) => x.outcome !== 'pass' && !metWrongOutput(x)))
       assert.fail(`${c.id}: ${c.outcome} without wrong output (${c.detail})`);
-    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, r.code);
+    if (report.verdict === 'corruption-found') assertCorruptionVerified(t, report, code);
     else if (report.verdict === 'inconclusive') {
-      assert.equal(r.code, 3);
+      assert.equal(code, 3);
       assert.ok(report.cells.some(metWrongOutput), 'an inconclusive run met wrong output somewhere');
     } else {
       assert.equal(report.verdict, 'clean');
-      assert.equal(r.code, 0);
+      assert.equal(code, 0);
       assert.equal(report.coverage.uncoveredByVerdicts, 0, 'every valid pair of levels was tested by a PASS');
     }
   },
