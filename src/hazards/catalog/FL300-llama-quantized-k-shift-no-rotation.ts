@@ -25,7 +25,7 @@ export const FL300 = defineHazard({
   },
   confidence: 'reproduced',
   confidenceReason:
-    'faultline finding 003: a standalone node-llama-cpp script (llama.cpp v0.4.0, CPU) segfaults with q8_0 K + LLAMA_ATTN_ROT_DISABLE=1 + a K shift and is clean with the rotation on, with F16 K, or without the shift (one factor off each); PR #25636 names the same null rot in build_rope_shift, reached through --context-shift, and faultline’s context-shift matrix (examples/llama-cpp/context-shift.yaml, no draft) lost all 9 launches with q8_0 K and the rotation off at their first shift while the 6 without that pair passed',
+    'faultline finding 003: a standalone node-llama-cpp script (llama.cpp v0.4.0, CPU) segfaults with q8_0 K + LLAMA_ATTN_ROT_DISABLE=1 + a K shift and is clean with the rotation on, with F16 K, or without the shift (one factor off each); PR #25636 names the same null rot in build_rope_shift, reached through --context-shift, and faultline’s context-shift matrix (examples/llama-cpp/context-shift.yaml, no draft) lost all 5 launches with q8_0 K and the rotation off at their first shift while the 5 without that pair passed',
   conditions: [quantizedKvCache('K'), kRotationOff(), kShift()],
   locateAt: 'quantized-k-cache',
   remedies: [
