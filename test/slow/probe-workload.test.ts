@@ -55,12 +55,16 @@ test('stale-prefix-hash: the workload suite reads CORRUPT after an eviction, and
   assert.equal(replayed[0], corrupt[0].id, `first run ${corrupt.map((q) => q.id).join(', ')}; replay ${replayed.join(', ')}`);
 });
 
-test('--suite workload,window-crossing on the same server: workload CORRUPT, window-crossing CLEAN, so CORRUPT (exit 1)', { timeout: 600_000 }, async () => {
-  const r = await probeFresh(['--suite', 'workload,window-crossing', '--rounds', '6', '--format', 'json'], join(dir, 'both.json'));
+test('--suite workload,window-crossing on the same server: workload CORRUPT, window-crossing one request at a time CLEAN, so CORRUPT (exit 1)', { timeout: 600_000 }, async () => {
+  // One window-crossing request in flight at a time: with 4, a sequence preempted for lack of
+  // blocks is recomputed through its own prefix keys, and a block evicted meanwhile can be one of
+  // them, so the window-crossing suite itself meets the stale block now and then (seen: 2 of 22
+  // requests, INCONCLUSIVE). The workload suite keeps its own schedule of bursts.
+  const r = await probeFresh(['--suite', 'workload,window-crossing', '--rounds', '6', '--concurrency', '1', '--format', 'json'], join(dir, 'both.json'));
   assert.equal(r.code, 1, r.stdout);
   const both = JSON.parse(readFileSync(join(dir, 'both.json'), 'utf8')) as { verdict: string; suites: { suite: string; report: { verdict: string; reason: string } }[] };
   assert.equal(both.verdict, 'CORRUPT');
-  assert.deepEqual(both.suites.map((s) => [s.suite, s.report.verdict]), [['workload', 'CORRUPT'], ['window-crossing', 'CLEAN']], `single requests never reach the stale block: ${both.suites.map((s) => s.report.reason).join('; ')}`);
+  assert.deepEqual(both.suites.map((s) => [s.suite, s.report.verdict]), [['workload', 'CORRUPT'], ['window-crossing', 'CLEAN']], `requests one at a time never reach the stale block: ${both.suites.map((s) => s.report.reason).join('; ')}`);
 });
 
 test('the workload suite without --reference, or with a broken trace: a usage error (exit 2)', async () => {
