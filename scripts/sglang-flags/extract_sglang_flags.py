@@ -56,8 +56,9 @@ def literal(node: ast.AST, env: dict[str, Any]) -> Any:
         pass
     if isinstance(node, ast.Name):
         return env.get(node.id, UNKNOWN)
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "ServerArgs":
-        return env.get(f"ServerArgs.{node.attr}", UNKNOWN)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        # `ServerArgs.field` defaults and `Class.CONSTANT` of classes imported from SGLang modules
+        return env.get(f"{node.value.id}.{node.attr}", UNKNOWN)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         a, b = literal(node.left, env), literal(node.right, env)
         if isinstance(a, str) and isinstance(b, str):
@@ -89,6 +90,55 @@ def module_constants(tree: ast.Module) -> dict[str, Any]:
             if v is not UNKNOWN:
                 env[stmt.targets[0].id] = v
     return env
+
+
+def class_constants(cls: ast.ClassDef) -> dict[str, Any]:
+    """`NAME = literal` assignments of a class body, later ones may name earlier ones (`ALL = (A, B)`)."""
+    own: dict[str, Any] = {}
+    for stmt in cls.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            v = literal(stmt.value, own)
+            if v is not UNKNOWN:
+                own[stmt.targets[0].id] = v
+    return own
+
+
+def imported_class_constants(tree: ast.Module, git_dir: str, commit: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """`Class.CONSTANT` of every class server_args.py imports from another sglang module (the
+    enum-like `Backend` whose `Backend.BREAKABLE` a deprecated alias stores), read from that module at
+    the same commit; with the module each came from."""
+    env: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.ImportFrom) and stmt.module and stmt.module.startswith("sglang.")):
+            continue
+        path = "python/" + stmt.module.replace(".", "/") + ".py"
+        names = {a.name: a.asname or a.name for a in stmt.names}
+        try:
+            source = git(git_dir, "show", f"{commit}:{path}")
+        except subprocess.CalledProcessError:
+            continue
+        for c in ast.parse(source).body:
+            if isinstance(c, ast.ClassDef) and c.name in names:
+                for k, v in class_constants(c).items():
+                    env[f"{names[c.name]}.{k}"] = v
+                    origin[f"{names[c.name]}.{k}"] = path
+    return env, origin
+
+
+class UsageRecordingEnv(dict):
+    """The constants' environment, recording which imported constants a table value came from, so
+    that the table names exactly the modules it was read from."""
+
+    def __init__(self, values: dict[str, Any], origin: dict[str, str]):
+        super().__init__(values)
+        self.origin = origin
+        self.used: set[str] = set()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self.origin and key in self:
+            self.used.add(self.origin[key])
+        return super().get(key, default)
 
 
 def server_args_class(tree: ast.Module) -> ast.ClassDef:
@@ -189,10 +239,11 @@ def read_flag(call: ast.Call, env: dict[str, Any]) -> dict[str, Any] | None:
                 spec["choices"] = [str(x) for x in v]
             else:
                 spec["choicesOpen"] = True
-        elif kw.arg in ("default", "const", "nargs", "dest", "required", "help", "new_flag"):
+        elif kw.arg in ("default", "const", "const_value", "nargs", "dest", "required", "help", "new_flag"):
             v = literal(kw.value, env)
             if v is not UNKNOWN:
-                spec[{"new_flag": "newFlag"}.get(kw.arg, kw.arg)] = v
+                # SGLang's DeprecatedStoreConstAction takes its constant as const_value
+                spec[{"new_flag": "newFlag", "const_value": "const"}.get(kw.arg, kw.arg)] = v
             elif kw.arg == "default":
                 spec["defaultComputed"] = True
     longs = [o for o in options if o.startswith("--")]
@@ -430,7 +481,8 @@ def main() -> None:
     commit = git(git_dir, "rev-parse", f"{commit}^{{commit}}").strip()
     text = git(git_dir, "show", f"{commit}:{PATH}")
     tree = ast.parse(text)
-    env = module_constants(tree)
+    imported, origin = imported_class_constants(tree, git_dir, commit)
+    env = UsageRecordingEnv({**imported, **module_constants(tree)}, origin)
     cls = server_args_class(tree)
     defaults = field_defaults(cls, env)
     flags, derived = flags_of(add_cli_args(cls), cls, env)
@@ -454,7 +506,7 @@ def main() -> None:
             "commit": commit,
             "date": git(git_dir, "log", "-1", "--format=%cI", commit).strip(),
             "subject": git(git_dir, "log", "-1", "--format=%s", commit).strip(),
-            "files": [PATH],
+            "files": [PATH, *sorted(env.used)],
             **({"derivationCheckedAgainst": checked} if checked else {}),
         },
         "generator": "scripts/sglang-flags/extract_sglang_flags.py",

@@ -156,10 +156,16 @@ test('SGLang flag tables: one per release line plus main, each naming its commit
     assert.match(String(source.repository), /^[\w.-]+\/[\w.-]+$/, `${where}: repository`);
     assert.match(String(source.commit), COMMIT, `${where}: commit`);
     const date = isoDate(source.date, where);
-    assert.deepEqual(source.files, ['python/sglang/srt/server_args.py']);
+    // server_args.py, then the SGLang modules whose class constants (Backend.BREAKABLE) a value came from
+    const files = source.files as string[];
+    assert.equal(files[0], 'python/sglang/srt/server_args.py', `${where}: files`);
+    for (const f of files.slice(1)) assert.match(f, /^python\/sglang\/[\w/]+\.py$/, `${where}: ${f}`);
     assert.equal(t.generator, 'scripts/sglang-flags/extract_sglang_flags.py');
     assert.ok(t.fieldDefaults && typeof t.fieldDefaults === 'object', `${where}: fieldDefaults`);
     checkFlags(t.flags, SGLANG_KINDS, where);
+    // a deprecated alias that stores a constant (--enable-breakable-cuda-graph → breakable) says which
+    for (const f of t.flags as { options: string[]; action?: string; const?: unknown }[])
+      if (f.action === 'DeprecatedStoreConstAction') assert.equal(typeof f.const, 'string', `${where}: ${f.options[0]} has no constant`);
     if (previous) {
       if (version)
         assert.ok(

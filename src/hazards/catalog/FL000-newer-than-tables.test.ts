@@ -190,14 +190,14 @@ const SGLANG_CASES: {
   field: string;
   kept: unknown;
 }[] = [
-  // --speculative-draft-kv-cache-dtype: a live SGLang flag missing from every table here (research §2.2).
+  // --dsv4-attn-backend: a live SGLang flag (research §2.2, sglang PR#30805) newer than every table here.
   {
     what: 'a flag',
-    extra: ['--speculative-draft-kv-cache-dtype', 'bf16'],
+    extra: ['--dsv4-attn-backend', 'trtllm'],
     kind: 'unknown',
-    option: '--speculative-draft-kv-cache-dtype',
-    field: 'speculative_draft_kv_cache_dtype',
-    kept: 'bf16',
+    option: '--dsv4-attn-backend',
+    field: 'dsv4_attn_backend',
+    kept: 'trtllm',
   },
   {
     what: 'a choice',

@@ -1,6 +1,6 @@
 import { defineHazard } from '../hazard.js';
 import { modelIs } from '../conditions/sglang/model.js';
-import { piecewiseCudaGraph } from '../conditions/sglang/features.js';
+import { piecewiseCudaGraph } from '../conditions/sglang/prefill-cuda-graph.js';
 import { sglangFixedByPr } from '../conditions/sglang/versions.js';
 
 /** sgl-project/sglang#17839, PR #18013 (research/interaction-bugs.md C4, the GPT-OSS variant). */

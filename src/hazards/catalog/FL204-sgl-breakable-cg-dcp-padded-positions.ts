@@ -1,5 +1,6 @@
 import { defineHazard } from '../hazard.js';
-import { intAbove, switchOn } from '../conditions/sglang/conditions.js';
+import { intAbove } from '../conditions/sglang/conditions.js';
+import { breakableCudaGraph } from '../conditions/sglang/prefill-cuda-graph.js';
 import { sglangFixedByPr } from '../conditions/sglang/versions.js';
 
 /** sgl-project/sglang PR #33253 (research/interaction-bugs.md C6). */
@@ -16,11 +17,7 @@ export const FL204 = defineHazard({
   affected: { sglang: 'releases with breakable CUDA graphs and DCP before PR #33253 (merged Aug 2026)' },
   confidence: 'confirmed',
   conditions: [
-    switchOn(
-      'breakable-cuda-graph',
-      'enable_breakable_cuda_graph',
-      'breakable CUDA graphs are on (--enable-breakable-cuda-graph)',
-    ),
+    breakableCudaGraph(),
     intAbove('decode-context-parallel', 'dcp_size', 1, 'decode context parallelism is on (--dcp-size > 1)'),
     sglangFixedByPr(33253, '2026-08', 'padded positions in breakable CUDA-graph attention under DCP'),
   ],
@@ -28,8 +25,8 @@ export const FL204 = defineHazard({
   remedies: [
     {
       id: 'no-breakable-cuda-graph',
-      change: { unset: 'enable_breakable_cuda_graph' },
-      why: 'the record’s workaround: without breakable graphs no padded positions reach the DCP KV assignment',
+      change: { set: { cuda_graph_backend_prefill: 'disabled' } },
+      why: 'the record’s workaround: without breakable graphs no padded positions reach the DCP KV assignment. Dropping --enable-breakable-cuda-graph is not enough where breakable is SGLang’s own CUDA prefill default (0.5.18); naming the backend settles it',
     },
   ],
   nonRemedies: [],
@@ -42,7 +39,7 @@ export const FL204 = defineHazard({
     },
     clean: {
       command:
-        'python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 16 --dcp-size 4 --kv-cache-dtype fp8_e4m3',
+        'python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-397B-A17B-FP8 --tp-size 16 --dcp-size 4 --kv-cache-dtype fp8_e4m3 --cuda-graph-backend-prefill tc_piecewise',
     },
   },
   references: [
@@ -55,6 +52,6 @@ export const FL204 = defineHazard({
     problem:
       'With breakable CUDA graphs and DCP 4 (validated on Qwen3.5-397B-A17B FP8, TP 16, FP8 KV) the KV cache is silently overwritten: answers degrade with no error.',
     exceptions:
-      '--dcp-size is newer than faultline’s newest SGLang flag table (main, 2026-06): lint notes it as unrecognized and still reads its value. Which release first contains PR #33253 is not established.',
+      'DCP (--dcp-size) exists from SGLang 0.5.15. A launch that names no prefill CUDA-graph backend is possibly affected: SGLang picks the backend itself (breakable is its CUDA default at 0.5.18) and turns it off for launches it finds incompatible. Which release first contains PR #33253 is not established.',
   },
 });

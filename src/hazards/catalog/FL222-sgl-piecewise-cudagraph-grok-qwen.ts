@@ -1,6 +1,6 @@
 import { defineHazard } from '../hazard.js';
 import { modelIs } from '../conditions/sglang/model.js';
-import { piecewiseCudaGraph } from '../conditions/sglang/features.js';
+import { piecewiseCudaGraph } from '../conditions/sglang/prefill-cuda-graph.js';
 import { sglangOpen } from '../conditions/sglang/versions.js';
 
 /** sgl-project/sglang#13469, PR #23468 (research/interaction-bugs.md C4, the Grok-2 and Qwen3.5 variants). */

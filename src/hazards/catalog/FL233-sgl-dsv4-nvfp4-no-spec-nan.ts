@@ -99,8 +99,7 @@ export const FL233 = defineHazard({
       'returns NaN from the second request on (TP 8) or garbage tokens (DP attention with DeepEP). Turning speculation ' +
       'off, a usual first step when debugging, is what breaks it.',
     exceptions:
-      'One report (with a second sighting on H20 with DeepSeek-V4-Flash FP8, which is not modelled here). SGLang 0.5.12 ' +
-      'is newer than faultline’s SGLang flag tables; releases after it are "possibly affected" until one is known to ' +
-      'contain PR #25733.',
+      'One report (with a second sighting on H20 with DeepSeek-V4-Flash FP8, which is not modelled here). Releases after ' +
+      '0.5.12 are "possibly affected" until one is known to contain PR #25733.',
   },
 });

@@ -51,8 +51,11 @@ function withPath(obj: unknown, path: string[], value: unknown): Obj | undefined
 }
 
 /** The argv words that give `dest` the value `value`. */
-function wordsFor(spec: FlagSpec | undefined, dest: string, value: unknown, option?: string): string[] {
-  const long = option && !option.startsWith('--no-') ? option : longOptionOf(dest);
+function wordsFor(spec: FlagSpec | undefined, dest: string, value: unknown, option?: string, optionSpec?: FlagSpec): string[] {
+  // The written spelling is kept unless it is a switch and the new value is not a boolean (SGLang's
+  // --enable-breakable-cuda-graph stores a constant into cuda_graph_backend_prefill).
+  const switchForValue = optionSpec?.kind === 'bool' && typeof value !== 'boolean';
+  const long = option && !option.startsWith('--no-') && !switchForValue ? option : longOptionOf(dest);
   if (spec?.kind === 'bool' || typeof value === 'boolean')
     return [value === false ? `--no-${longOptionOf(dest).slice(2)}` : long];
   if (Array.isArray(value) && spec?.kind === 'list') return [long, ...value.map(String)];
@@ -80,6 +83,10 @@ class ArgvEditor {
 
   spec(dest: string): FlagSpec | undefined {
     return this.index.lookup(longOptionOf(dest))?.spec;
+  }
+
+  optionSpec(option: string | undefined): FlagSpec | undefined {
+    return option === undefined ? undefined : this.index.lookup(option)?.spec;
   }
 
   /** The first original index changed so far (the argv's length when words were only appended). */
@@ -128,7 +135,7 @@ export function applyChange(d: Deployment, tokens: readonly ArgToken[], change: 
     const fromArgv = editor.groupsOf(dest).length > 0;
     const { at, option } = editor.drop(dest);
     values.set(dest, next);
-    if (next !== undefined) editor.put(wordsFor(editor.spec(dest), dest, next, option), at);
+    if (next !== undefined) editor.put(wordsFor(editor.spec(dest), dest, next, option, editor.optionSpec(option)), at);
     else if (!fromArgv && written.has(dest)) {
       const where = written.get(dest)?.at;
       instructions.push({

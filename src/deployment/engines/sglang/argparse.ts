@@ -125,7 +125,8 @@ function switchValue(flag: SglangFlag, option: string): unknown {
   if (flag.action === 'store_false') return false;
   // argparse.BooleanOptionalAction: --x stores True, its --no-x form False.
   if (flag.action === 'BooleanOptionalAction') return !option.startsWith('--no-');
-  if (flag.action === 'store_const') return flag.const;
+  // SGLang's deprecated aliases (DeprecatedStoreConstAction) store a constant like store_const
+  if (flag.action === 'store_const' || flag.action === 'DeprecatedStoreConstAction') return flag.const;
   return true;
 }
 

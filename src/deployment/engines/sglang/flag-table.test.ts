@@ -8,10 +8,11 @@ test('every table names SGLang’s commit, its date, the generator, and has the 
     assert.match(t.source.commit, /^[0-9a-f]{40}$/, line);
     assert.equal(t.source.upstream, 'sgl-project/sglang');
     assert.equal(t.generator, 'scripts/sglang-flags/extract_sglang_flags.py');
-    const dests = new Set(t.flags.map((f) => f.dest));
+    // the field each flag sets (argparse's dest, or the ServerArgs field it is renamed to)
+    const dests = new Set(t.flags.map((f) => f.field ?? f.dest));
     for (const d of [
       'model_path',
-      'tensor_parallel_size',
+      'tp_size',
       'kv_cache_dtype',
       'attention_backend',
       'disable_radix_cache',

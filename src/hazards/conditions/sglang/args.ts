@@ -15,7 +15,24 @@ export interface SglangValue {
   why?: string;
 }
 
-export function sglArg(d: Deployment, field: string): SglangValue {
+/**
+ * ServerArgs fields a later release renamed, old → new (the old flag stays as a deprecated alias
+ * storing into the new field): a condition names the field once and reads it in every release.
+ */
+const RENAMED_FIELDS: Record<string, string> = {
+  mamba_scheduler_strategy: 'mamba_radix_cache_strategy',
+};
+
+/** The name `field` has in the launch's release. */
+function fieldInRelease(d: Deployment, field: string): string {
+  const renamed = RENAMED_FIELDS[field];
+  return renamed !== undefined && d.sglang !== undefined && !(field in d.sglang.defaults) && renamed in d.sglang.defaults
+    ? renamed
+    : field;
+}
+
+export function sglArg(d: Deployment, named: string): SglangValue {
+  const field = fieldInRelease(d, named);
   const why = d.sglang?.unknown.get(field);
   if (why) return { value: undefined, source: 'unknown', why, ...(d.at ? { at: d.at } : {}) };
   const a = d.args.get(field);

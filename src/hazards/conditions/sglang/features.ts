@@ -1,42 +1,11 @@
 /**
- * SGLang conditions that need more than one argument or a model fact: piecewise CUDA graphs (opt-in
- * up to 0.5.6, on by default later unless SGLang turns them off), attention TP 1 under DP attention,
- * an FP8 KV cache, the checkpoint's KV scales, a mixture-of-experts model, an NVFP4 checkpoint.
+ * SGLang conditions that need more than one argument or a model fact (the prefill CUDA-graph
+ * backend has its own file, prefill-cuda-graph.ts): attention TP 1 under DP attention, an FP8 KV cache, the checkpoint's KV scales, a mixture-of-experts model, an NVFP4 checkpoint.
  */
 import type { Deployment } from '../../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../../hazard.js';
 import { noModelFacts } from '../no-model-facts.js';
 import { said, sglArg } from './args.js';
-
-export function piecewiseCudaGraph(): Condition {
-  return {
-    name: 'piecewise-cuda-graph',
-    description:
-      'piecewise CUDA graphs are on (--enable-piecewise-cuda-graph; the default in releases after 0.5.6 unless SGLang turns them off)',
-    check(d: Deployment): ConditionResult {
-      const off = sglArg(d, 'disable_piecewise_cuda_graph');
-      if (off.value === true)
-        return { status: 'not-met', detail: said('disable_piecewise_cuda_graph', off), at: off.at };
-      const on = sglArg(d, 'enable_piecewise_cuda_graph');
-      const optOut = d.sglang !== undefined && 'disable_piecewise_cuda_graph' in d.sglang.defaults;
-      if (on.value === true && !optOut)
-        return { status: 'met', detail: said('enable_piecewise_cuda_graph', on), at: on.at };
-      if (optOut)
-        return {
-          status: 'unknown',
-          detail:
-            'piecewise CUDA graphs are on by default in this SGLang release, but SGLang turns them off for many models and launches; --disable-piecewise-cuda-graph settles it',
-          at: on.at ?? d.at,
-        };
-      return {
-        status: 'not-met',
-        detail:
-          'piecewise CUDA graphs are opt-in in this release and --enable-piecewise-cuda-graph is not given',
-        at: d.at,
-      };
-    },
-  };
-}
 
 /** DP attention with as many DP ranks as TP ranks: each rank's attention runs unsharded (attention TP 1). */
 export function dpAttentionTpOne(): Condition {
