@@ -48,12 +48,24 @@ test('property: any string written by the yaml library maps back character by ch
       const node = scalarOf(src);
       const offsets = scalarCharOffsets(src, node);
       if (!offsets) return; // allowed: the caller falls back to the scalar start
-      assert.equal(offsets.length, s.length);
-      for (let i = 0; i < s.length; i++) {
+      // The map is of the value the library reads back, which is not always `s`: a block scalar
+      // written for text that starts with a space loses it (` \t\n` reads back as `\t\n`).
+      const value = String(node.value);
+      assert.equal(offsets.length, value.length);
+      for (let i = 0; i < value.length; i++) {
         assert.ok(offsets[i] >= (node.range?.[0] ?? 0) && offsets[i] <= (node.range?.[1] ?? 0));
-        if (/[a-zé:#-]/.test(s[i])) assert.equal(src[offsets[i]], s[i]);
+        if (/[a-zé:#-]/.test(value[i])) assert.equal(src[offsets[i]], value[i]);
       }
     }),
     { numRuns: 300 },
   );
+});
+
+test('empty lines before a block scalar’s first content map inside the scalar', () => {
+  const src = 'k: |-\n  \n\n\n\n  a\n';
+  const node = scalarOf(src);
+  const offsets = scalarCharOffsets(src, node);
+  assert.ok(offsets);
+  assert.equal(src[offsets[4]], 'a');
+  for (const o of offsets) assert.ok(o >= (node.range?.[0] ?? 0) && o <= (node.range?.[1] ?? 0), `offset ${o} outside the scalar`);
 });

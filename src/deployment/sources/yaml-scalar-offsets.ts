@@ -132,6 +132,13 @@ function decodeBlock(src: string, start: number, end: number, folded: boolean): 
       out.offsets.push(at + k);
     }
   };
+  // Line breaks of the value stand for empty lines or line ends, not for characters after `at`.
+  const breaks = (n: number, at: number) => {
+    for (let k = 0; k < n; k++) {
+      out.chars.push('\n');
+      out.offsets.push(at);
+    }
+  };
   let previous: { text: string } | undefined;
   let pendingBreaks = 0;
   for (let k = 0; k <= last; k++) {
@@ -145,18 +152,17 @@ function decodeBlock(src: string, start: number, end: number, folded: boolean): 
       const fold = folded && pendingBreaks === 0 && !moreIndented(previous.text) && !moreIndented(line.text);
       if (fold) push(' ', line.at);
       else {
-        const breaks = folded && !moreIndented(previous.text) && !moreIndented(line.text) ? pendingBreaks : pendingBreaks + 1;
-        push('\n'.repeat(breaks), line.at);
+        breaks(folded && !moreIndented(previous.text) && !moreIndented(line.text) ? pendingBreaks : pendingBreaks + 1, line.at);
       }
     } else {
-      push('\n'.repeat(pendingBreaks), line.at);
+      breaks(pendingBreaks, line.at);
     }
     pendingBreaks = 0;
     push(line.text, line.at);
     previous = line;
   }
   const lastAt = content[last]?.at ?? start;
-  if (chomp === 'clip' && last >= 0) push('\n', lastAt);
-  if (chomp === 'keep') push('\n'.repeat(1 + content.length - 1 - last), lastAt);
+  if (chomp === 'clip' && last >= 0) breaks(1, lastAt);
+  if (chomp === 'keep') breaks(content.length - last, lastAt);
   return out;
 }
