@@ -7,7 +7,7 @@
 // A shipped file that imports a file the build leaves out (a test helper) is an error here: tsc
 // would silently emit the helper too, and dist/ would carry test code.
 //
-//   node scripts/build.mjs            type-check everything, emit dist/
+//   node scripts/build.mjs            type-check everything, emit dist/ and the CLI bundle dist/cli-bundle/
 //   node scripts/build.mjs --no-emit  type-check only
 import { rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -79,6 +79,10 @@ if (emit) {
     });
     if (result.diagnostics.length) fail(result.diagnostics);
   }
+  // The CLI bundle bin/faultline.js runs (scripts/bundle/cli.ts says why), from the dist/ just written.
+  const { tsImport } = await import('tsx/esm/api');
+  const { bundleCli } = await tsImport('./bundle/cli.ts', import.meta.url);
+  await bundleCli(root);
 }
 
 function fixMap(text, from, to) {

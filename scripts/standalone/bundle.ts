@@ -12,28 +12,16 @@
  * differently from dist/.
  */
 import { build, type BuildOptions, type Plugin } from 'esbuild';
-import { readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { moduleUrls } from '../bundle/module-urls.js';
 
 const NATIVE = '@resvg/resvg-js';
 
-function moduleUrls(repoRoot: string): Plugin {
+/** The standalone's own rewrites: the browser build of vega-canvas, the native addon from the unpacked files. */
+function standaloneModules(repoRoot: string): Plugin {
   return {
-    name: 'faultline-module-urls',
+    name: 'faultline-standalone-modules',
     setup(b) {
-      b.onLoad({ filter: /\.ts$/ }, async (args) => {
-        const rel = relative(repoRoot, args.path).split(sep).join('/');
-        if (rel.startsWith('node_modules/')) return undefined;
-        const text = await readFile(args.path, 'utf8');
-        if (!text.includes('import.meta')) return undefined;
-        const virtual = rel.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js');
-        const contents = text
-          .replaceAll('import.meta.url', `__faultlineModuleUrl(${JSON.stringify(virtual)})`)
-          .replaceAll('import.meta.resolve', '__faultlineNoResolve');
-        if (contents.includes('import.meta'))
-          throw new Error(`${rel}: an import.meta use the standalone bundle cannot map`);
-        return { contents, loader: 'ts' };
-      });
       b.onResolve({ filter: /^vega-canvas$/ }, () => ({
         path: join(repoRoot, 'node_modules/vega-canvas/build/vega-canvas.browser.js'),
       }));
@@ -58,7 +46,10 @@ async function bundleOne(repoRoot: string, options: BuildOptions): Promise<void>
     legalComments: 'eof',
     logLevel: 'silent',
     inject: [join(repoRoot, 'scripts/standalone/package-root.ts')],
-    plugins: [moduleUrls(repoRoot)],
+    plugins: [
+      moduleUrls({ repoRoot, urlOf: (installed) => `__faultlineModuleUrl(${JSON.stringify(installed)})`, resolveAs: '__faultlineNoResolve' }),
+      standaloneModules(repoRoot),
+    ],
     // the llama.cpp runtime (an optional dependency with native binaries per platform) stays outside the
     // executable: `engine serve --runtime llama.cpp` there ends in the runtime-missing error with its hint
     external: ['node-llama-cpp'],

@@ -12,7 +12,7 @@
  * Flags vLLM does not know are errors (E_VLLM_UNKNOWN_FLAG, exit 2), as vLLM would refuse them,
  * unless `allowUnknownFlags` turns them into notes.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { UserError } from '../core/errors.js';
 import type { Located } from '../core/located.js';
@@ -167,12 +167,11 @@ function readSource(path: string, cwd: string): SourceFile {
   const absPath = resolve(cwd, path);
   let text: string;
   try {
-    if (statSync(absPath).isDirectory())
-      throw new UserError(`${path} is a directory`, { code: 'E_INPUT', hint: 'give the launch files in it, e.g. dir/*.yaml' });
     text = readFileSync(absPath, 'utf8');
   } catch (e) {
-    if (e instanceof UserError) throw e;
     const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EISDIR')
+      throw new UserError(`${path} is a directory`, { code: 'E_INPUT', hint: 'give the launch files in it, e.g. dir/*.yaml' });
     throw new UserError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (code ?? (e as Error).message)}`, {
       code: 'E_INPUT',
       hint: 'check the path (relative paths are taken from the current directory)',

@@ -10,7 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
+import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
+import { composeDocument } from './yaml-syntax-cache.js';
 import { UserError, type SourceLocation } from '../core/errors.js';
 import type { Located } from '../core/located.js';
 import type { PreparedToken } from './argv-token.js';
@@ -58,8 +59,7 @@ export function tokensFromYaml(
   file: string,
   index: FlagIndex,
 ): { tokens: PreparedToken[]; notes: Located<string>[]; file: string } {
-  const lines = new LineCounter();
-  const doc = parseDocument(text, { version: '1.1', lineCounter: lines, uniqueKeys: false });
+  const { doc, lines } = composeDocument(file, text, { version: '1.1', uniqueKeys: false });
   const locate = (offset: number): SourceLocation => {
     const { line, col } = lines.linePos(offset);
     return { file, line, column: col };

@@ -19,26 +19,37 @@ import {
 import type { ArgValue, RuntimeValue } from '../deployment/vllm-parse-types.js';
 import type { Condition, ConditionResult, Hazard } from './hazard.js';
 import { withHardwareCandidates } from './conditions/hardware-candidates.js';
+import { perDeployment } from '../deployment/per-deployment.js';
 import { hazards as catalog } from './index.js';
 
 export function evaluateConditions(h: Hazard, d: Deployment): EvaluatedCondition[] {
-  const runtime = runtimeArgs(d);
-  const subKeys = runtimeSubKeys(d);
-  return h.conditions.map((written) => {
+  return evaluateUntil(h, d, false);
+}
+
+/** The hazard's conditions in order; with `stopAtNotMet`, none after the first not met (the hazard cannot apply). */
+function evaluateUntil(h: Hazard, d: Deployment, stopAtNotMet: boolean): EvaluatedCondition[] {
+  const { runtime, subKeys } = runtimeOf(d);
+  const out: EvaluatedCondition[] = [];
+  for (const written of h.conditions) {
     const c = withHardwareCandidates(written);
     const r = runtime.length || subKeys.length ? checkOverRuntimeValues(c, d, runtime, subKeys) : c.check(d);
-    const out: EvaluatedCondition = {
+    const e: EvaluatedCondition = {
       name: c.name,
       description: c.description,
       status: r.status,
       detail: r.detail,
     };
-    if (r.at) out.at = r.at;
+    if (r.at) e.at = r.at;
     const turnedOn = r.status === 'met' && (c.role ?? 'feature') !== 'bound' && !r.byDefault;
-    if (turnedOn || (r.status === 'unknown' && r.namedByLaunch)) out.distinguishing = true;
-    return out;
-  });
+    if (turnedOn || (r.status === 'unknown' && r.namedByLaunch)) e.distinguishing = true;
+    out.push(e);
+    if (stopAtNotMet && r.status === 'not-met') break;
+  }
+  return out;
 }
+
+/** A launch's run-time arguments and sub-keys, found once per launch rather than once per hazard. */
+const runtimeOf = perDeployment((d) => ({ runtime: runtimeArgs(d), subKeys: runtimeSubKeys(d) }));
 
 /**
  * A condition over a launch with run-time values: checked with each value the argument could take
@@ -92,7 +103,7 @@ function checkOverRuntimeValues(
 
 export function evaluateHazard(h: Hazard, d: Deployment): Finding | undefined {
   if (!h.engines.includes(d.engine)) return undefined;
-  const conditions = evaluateConditions(h, d);
+  const conditions = evaluateUntil(h, d, true);
   if (conditions.some((c) => c.status === 'not-met')) return undefined;
   const unknown = conditions.filter((c) => c.status === 'unknown');
   const possibly = unknown.length > 0;

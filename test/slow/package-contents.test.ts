@@ -50,6 +50,7 @@ test('the package holds every shard of every committed model and every model an 
 test('the package ships no test helpers (random models, fake servers, attention test cases)', async () => {
   const files = [...(await packedFiles())];
   assert.ok(files.includes('dist/cli/main.js'), 'dist/ is built and packed');
+  assert.ok(files.includes('dist/cli-bundle/main.js'), 'the CLI bundle bin/faultline.js runs is built and packed');
   const helpers = files.filter((f) => /^dist\/(engine\/testing\/|probe\/testing\/|.*\/testing\.js$|.*(random-init|emulated-engine|speculative-generate|fake-server)\.js$)/.test(f));
   assert.deepEqual(helpers, []);
 });

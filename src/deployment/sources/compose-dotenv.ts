@@ -4,13 +4,16 @@
  * taken literally, in double quotes with `\n`-style escapes, unquoted ones up to a ` #` comment.
  * A missing or unreadable file is no variables, not an error: Compose runs without one.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export function readComposeDotenv(composePath: string): Map<string, string> {
+  const path = join(dirname(composePath), '.env');
+  // Most projects have none: asking first spares building an exception per compose file.
+  if (!existsSync(path)) return new Map();
   let text: string;
   try {
-    text = readFileSync(join(dirname(composePath), '.env'), 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch {
     return new Map();
   }

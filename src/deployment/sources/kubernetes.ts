@@ -5,7 +5,7 @@
  * goes through container.ts; the pod's GPU product labels (nodeSelector, required node affinity)
  * become GPU hints.
  */
-import { isMap, isScalar, isSeq, type Node } from 'yaml';
+import { isCollection, isMap, isScalar, isSeq, type Node } from 'yaml';
 import type { Located } from '../../core/located.js';
 import { launchesFromContainer, type ContainerSpec, type EnvEntry } from './container.js';
 import type { LaunchCommand } from './launch-command.js';
@@ -27,17 +27,22 @@ export function launchesFromKubernetesObject(y: YamlFile, obj: Node, baseDir: st
 
   function visit(node: unknown, path: string[]): void {
     if (isMap(node)) {
-      if (isMap(mapGet(node, 'containers')) && isAppTemplateContainers(y, mapGet(node, 'containers'))) {
+      const containers = mapGet(node, 'containers');
+      if (isMap(containers) && isAppTemplateContainers(y, containers)) {
         out.push(...appTemplateLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir));
-      } else if (isSeq(mapGet(node, 'containers'))) {
+      } else if (isSeq(containers)) {
         const launches = podSpecLaunches(y, node as Node, `${kind}/${name}${path.length ? ' ' + path.join('.') : ''}`, baseDir);
         const role = roleOf(path);
         if (role) for (const l of launches) l.role ??= role;
         out.push(...launches);
       }
-      for (const e of mapEntries(node)) if (e.key !== 'containers' && e.key !== 'initContainers') visit(e.value, [...path, e.key]);
+      // only collections can hold a pod spec: a scalar (an args list's words) is not walked into
+      for (const e of mapEntries(node))
+        if (e.key !== 'containers' && e.key !== 'initContainers' && isCollection(e.value)) visit(e.value, [...path, e.key]);
     } else if (isSeq(node)) {
-      node.items.forEach((item, i) => visit(item, [...path.slice(0, -1), `${path[path.length - 1] ?? ''}[${i}]`]));
+      node.items.forEach((item, i) => {
+        if (isCollection(item)) visit(item, [...path.slice(0, -1), `${path[path.length - 1] ?? ''}[${i}]`]);
+      });
     }
   }
 }

@@ -13,6 +13,7 @@ import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asString, attentionSetting, subArg } from './args.js';
 import { inFamily } from './gpu.js';
+import { perDeployment } from '../../deployment/per-deployment.js';
 
 export interface ExplicitBackend {
   name: string;
@@ -30,7 +31,7 @@ export interface BackendChoice {
 }
 
 /** The backend the launch asks for, if any; "auto" counts as none. */
-export function chosenAttentionBackend(d: Deployment): BackendChoice {
+export const chosenAttentionBackend = perDeployment(function chooseAttentionBackend(d: Deployment): BackendChoice {
   const flag = arg(d, 'attention_backend');
   const flagName = asString(flag?.value);
   const useFlag = Boolean(flagName && flagName.toLowerCase() !== 'auto');
@@ -44,7 +45,7 @@ export function chosenAttentionBackend(d: Deployment): BackendChoice {
   if (!name || name.toLowerCase() === 'auto') return { note };
   const spelled = s.spelled.startsWith('attention_config.backend=') ? `${viaFlag} ${name}` : s.spelled;
   return { explicit: { name: name.toUpperCase(), spelled, at: s.at }, note };
-}
+});
 
 export function explicitAttentionBackend(d: Deployment): ExplicitBackend | undefined {
   return chosenAttentionBackend(d).explicit;

@@ -14,7 +14,16 @@ import type { Condition, ConditionResult } from '../hazard.js';
 
 export const AMD_GPU: GpuFacts = { name: 'an AMD GPU (ROCm)', sm: 0, vendor: 'amd' };
 
+/** Each condition is wrapped once: lint evaluates every condition once per launch. */
+const wrapped = new WeakMap<Condition, Condition>();
+
 export function withHardwareCandidates(c: Condition): Condition {
+  let w = wrapped.get(c);
+  if (!w) wrapped.set(c, (w = wrap(c)));
+  return w;
+}
+
+function wrap(c: Condition): Condition {
   return {
     ...c,
     check(d: Deployment): ConditionResult {

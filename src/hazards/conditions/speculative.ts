@@ -10,6 +10,7 @@ import type { SourceLocation } from '../../core/errors.js';
 import type { Deployment } from '../../deployment/deployment.js';
 import type { Condition, ConditionResult } from '../hazard.js';
 import { arg, asBool, asInt, asString, show } from './args.js';
+import { perDeployment } from '../../deployment/per-deployment.js';
 
 export interface SpecDecoding {
   /** Normalized method: mtp, eagle, eagle3, ngram, suffix, dflash, draft_model, …, or undefined when vLLM infers it. */
@@ -44,7 +45,7 @@ function objectValue(v: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
-export function resolveSpeculative(d: Deployment): SpecDecoding | undefined {
+export const resolveSpeculative = perDeployment(function speculativeOf(d: Deployment): SpecDecoding | undefined {
   const sc = arg(d, 'speculative_config');
   const cfg = objectValue(sc?.value);
   if (sc && cfg) {
@@ -88,7 +89,7 @@ export function resolveSpeculative(d: Deployment): SpecDecoding | undefined {
     };
   }
   return undefined;
-}
+});
 
 /**
  * Speculative decoding is on, and (optionally) a verify step has more than `maxCleanQueryLen`

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadTable, tableFor, tableLines } from './flag-table.js';
+import { readFileSync } from 'node:fs';
+import { loadTable, stampFromHead, tableFor, tableLines } from './flag-table.js';
 
 test('every table names SGLang’s commit, its date, the generator, and has the core flags', () => {
   for (const line of [...tableLines(), 'main']) {
@@ -37,4 +38,11 @@ test('a version picks its release line, else the nearest older line, else main �
   assert.equal(tableFor('0.5.21').table.sglangVersion, null);
   assert.match(tableFor('0.3.6').why, /older than the oldest release table/);
   assert.match(tableFor('banana').why, /"banana" is not a version/);
+});
+
+test('the stamp read from a table file’s head is the release and date the whole file says', () => {
+  for (const line of [...tableLines(), 'main']) {
+    const whole = JSON.parse(readFileSync(new URL(`../../../../data/sglang-flags/${line}.json`, import.meta.url), 'utf8'));
+    assert.deepEqual(stampFromHead(line), { sglangVersion: whole.sglangVersion, date: whole.source.date }, line);
+  }
 });

@@ -4,7 +4,7 @@
  * commit by scripts/sglang-flags/extract_sglang_flags.py. A launch is read with the table of its
  * release line; a newer or unknown release with `main`, and the note says so.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../../core/package-root.js';
 import { compareVersions, parseVersion } from '../../versions.js';
@@ -53,10 +53,48 @@ const cache = new Map<string, SglangFlagTable>();
 
 /** Release lines with a table, oldest first (`0.4.0` … `0.5.6`), without `main`. */
 export function tableLines(): string[] {
-  return readdirSync(DIR)
+  linesCache ??= readdirSync(DIR)
     .filter((f) => /^\d+\.\d+\.\d+\.json$/.test(f))
     .map((f) => f.slice(0, -'.json'.length))
     .sort(compareVersions);
+  return [...linesCache];
+}
+let linesCache: string[] | undefined;
+
+/**
+ * A table's release and commit date, read from the head of its file: the generator writes
+ * `sglangVersion` and `source` first. Version bounds need only these, and reading every table
+ * whole would cost the start-up of every lint (tables are 25–180 KB each).
+ */
+export function tableStamp(line: string): { sglangVersion: string | null; date: string } {
+  let stamp = stamps.get(line);
+  if (!stamp) stamps.set(line, (stamp = readStamp(line)));
+  return stamp;
+}
+const stamps = new Map<string, { sglangVersion: string | null; date: string }>();
+
+function readStamp(line: string): { sglangVersion: string | null; date: string } {
+  const cached = cache.get(line);
+  const stamp = cached ? undefined : stampFromHead(line);
+  if (stamp) return stamp;
+  const t = cached ?? loadTable(line);
+  return { sglangVersion: t.sglangVersion, date: t.source.date };
+}
+
+/** The stamp from the file's first 2 KB; undefined when the head is not as the generator writes it. */
+export function stampFromHead(line: string): { sglangVersion: string | null; date: string } | undefined {
+  const head = Buffer.alloc(2048);
+  const fd = openSync(join(DIR, `${line}.json`), 'r');
+  let n: number;
+  try {
+    n = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const text = head.toString('utf8', 0, n);
+  const version = /^\{\s*"sglangVersion":\s*(null|"([^"]+)")/.exec(text);
+  const date = /"source":\s*\{[^}]*?"date":\s*"([^"]+)"/.exec(text);
+  return version && date ? { sglangVersion: version[2] ?? null, date: date[1] } : undefined;
 }
 
 export function loadTable(line: string): SglangFlagTable {

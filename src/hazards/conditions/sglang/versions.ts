@@ -4,7 +4,7 @@
  * release with a flag table (data/sglang-flags, each table names its commit and date) is the last
  * one known to be affected; releases after it are "not established" until one is known to contain it.
  */
-import { loadTable, tableLines } from '../../../deployment/engines/sglang/flag-table.js';
+import { tableLines, tableStamp } from '../../../deployment/engines/sglang/flag-table.js';
 import type { Condition } from '../../hazard.js';
 import { affectedVersion } from '../versions.js';
 
@@ -12,8 +12,8 @@ import { affectedVersion } from '../versions.js';
 export function lastReleaseBefore(date: string): { version: string; date: string } | undefined {
   let best: { version: string; date: string } | undefined;
   for (const line of tableLines()) {
-    const t = loadTable(line);
-    const d = t.source.date.slice(0, 10);
+    const t = tableStamp(line);
+    const d = t.date.slice(0, 10);
     if (t.sglangVersion && d < date) best = { version: t.sglangVersion, date: d };
   }
   return best;
