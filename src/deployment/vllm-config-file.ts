@@ -10,8 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { isMap, isScalar, isSeq, type Node, type Pair } from 'yaml';
-import { composeDocument } from './yaml-syntax-cache.js';
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node, type Pair } from 'yaml';
 import { UserError, type SourceLocation } from '../core/errors.js';
 import type { Located } from '../core/located.js';
 import type { PreparedToken } from './argv-token.js';
@@ -59,7 +58,8 @@ export function tokensFromYaml(
   file: string,
   index: FlagIndex,
 ): { tokens: PreparedToken[]; notes: Located<string>[]; file: string } {
-  const { doc, lines } = composeDocument(file, text, { version: '1.1', uniqueKeys: false });
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { version: '1.1', lineCounter: lines, uniqueKeys: false });
   const locate = (offset: number): SourceLocation => {
     const { line, col } = lines.linePos(offset);
     return { file, line, column: col };

@@ -31,7 +31,6 @@ import { isOllamaChartValues, launchesFromOllamaChartValues } from './ollama-hel
 import { parseModelfile } from '../engines/ollama/modelfile.js';
 import { fileLocator } from './text-position.js';
 import { newLaunch } from './launch-command.js';
-import { rememberSyntaxTree } from '../yaml-syntax-cache.js';
 
 export interface SourceFile {
   /** The path as the user wrote it (used in locations). */
@@ -118,10 +117,7 @@ function fromYamlNode(y: YamlFile, node: Node, f: SourceFile, kserve: KserveObje
   if (isProductionStackValues(node)) return launchesFromProductionStack(y, node, f.baseDir);
   if (isLlamaSwapConfig(node)) return launchesFromLlamaSwap(y, node, f.baseDir);
   if (isOllamaChartValues(y, node)) return launchesFromOllamaChartValues(y, node, f.baseDir);
-  if (isVllmConfig(node)) {
-    rememberSyntaxTree(f.absPath, y.tree); // vLLM reads the file again, with YAML 1.1 rules
-    return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
-  }
+  if (isVllmConfig(node)) return [launchFromVllmConfig(y, node, f.absPath, f.baseDir)];
   if (isSkyPilotTask(node)) return launchesFromSkyPilot(y, node, f.baseDir);
   if (isRayServeLlmConfig(node)) return launchesFromRayServe(y, node, f.baseDir);
   // Helm values of other charts (llm-d, LWS examples …): any pod-spec-shaped `containers` list.

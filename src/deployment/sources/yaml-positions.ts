@@ -3,11 +3,11 @@
  * file:line:col, and small accessors that return values together with where they were written.
  */
 import {
-  Composer,
   isAlias,
   isMap,
   isScalar,
   isSeq,
+  parseAllDocuments,
   visit,
   type Document,
   type Node,
@@ -18,22 +18,18 @@ import type { Located } from '../../core/located.js';
 import type { ArgField } from './arg-field.js';
 import { fileLocator, type Locate } from './text-position.js';
 import { scalarCharOffsets } from './yaml-scalar-offsets.js';
-import { syntaxTree, type SyntaxTree } from '../yaml-syntax-cache.js';
 
 export interface YamlFile {
   file: string;
   text: string;
   docs: Document.Parsed[];
   locate: Locate;
-  /** The lexed and parsed text the documents were composed from (yaml-syntax-cache.ts). */
-  tree: SyntaxTree;
 }
 
 /** `locate` maps offsets of `text` to where they were written (a YAML document inside a YAML string: a ConfigMap's data). */
 export function parseYamlFile(file: string, text: string, locate: Locate = fileLocator(file, text)): YamlFile {
-  // parseAllDocuments, with the syntax tree kept for a second reading under other rules
-  const tree = syntaxTree(text);
-  const docs = Array.from(new Composer({ prettyErrors: false, keepSourceTokens: false }).compose(tree.tokens));
+  const parsed = parseAllDocuments(text, { prettyErrors: false, keepSourceTokens: false });
+  const docs = Array.isArray(parsed) ? parsed : [];
   for (const doc of docs) {
     const err = doc.errors[0];
     if (err) {
@@ -53,7 +49,7 @@ export function parseYamlFile(file: string, text: string, locate: Locate = fileL
           if (target) aliasTargets.set(alias, target as Node);
         },
       });
-  return { file, text, docs, locate, tree };
+  return { file, text, docs, locate };
 }
 
 /** `*name` → the node its anchor `&name` marks, filled in as files are parsed. */
