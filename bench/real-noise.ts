@@ -26,7 +26,8 @@
  * of 29 leaves such a benign probe INCONCLUSIVE, and 90 lets it finish. --found-seeds N: probes of the finding-004
  * pair (default: as many as a benign pair; 0 leaves it out).
  *
- * Alone on the machine: it starts two servers at a time, each on one thread.
+ * Alone on the machine: it starts two servers at a time, each on one thread. Ctrl-C or SIGTERM stops
+ * them (and removes the bench's temporary directory) before the bench exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -79,7 +80,11 @@ const BENIGN: Pair[] = [
   // the prompt evaluated in one batch of up to 512 tokens, or in batches of 16
   { name: 'batch size 512 vs 16', reference: ONE, candidate: [...ONE, '--batch-size', '16'] },
   { name: 'threads 1 vs 2', reference: ['-t', '1', ...ONE], candidate: ['-t', '2', ...ONE] },
-  { name: 'flash attention off vs on (F16)', reference: ['-fa', 'off', ...ONE], candidate: ['-fa', 'on', ...ONE] },
+  {
+    name: 'flash attention off vs on (F16)',
+    reference: ['-fa', 'off', ...ONE],
+    candidate: ['-fa', 'on', ...ONE],
+  },
   {
     name: 'prefix reuse off vs on',
     reference: ['--swa-full', ...ONE, '--no-cache-prompt'],
@@ -152,6 +157,8 @@ async function serve(dir: string, flags: string[]): Promise<Server> {
     ...flags,
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let log = '';
   child.stdout!.on('data', (d) => (log += d));
   child.stderr!.on('data', (d) => (log += d));
@@ -169,6 +176,25 @@ async function serve(dir: string, flags: string[]): Promise<Server> {
   }
   return { url, child, log: () => log };
 }
+
+/** The servers started and not yet exited: a signal to the bench stops them before it ends. */
+const running = new Set<ChildProcess>();
+let workDir: string | undefined;
+
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.once(signal, () => {
+    console.error(`\nreal-noise: ${signal}: stopping ${running.size} server(s)`);
+    const exits = [...running].map((c) => new Promise((r) => c.once('exit', r)));
+    for (const c of running) c.kill('SIGTERM');
+    void Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 10_000))]).then(() => {
+      for (const c of running) c.kill('SIGKILL');
+      if (workDir) rmSync(workDir, { recursive: true, force: true });
+      process.exit(code);
+    });
+  });
 
 async function stop(s: Server): Promise<void> {
   if (s.child.exitCode !== null || s.child.signalCode !== null) return;
@@ -210,6 +236,7 @@ async function withPair<T>(
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'faultline-real-noise-'));
+  workDir = dir;
   const started = Date.now();
   const perPair = Math.ceil(PROBES / BENIGN.length);
   let alarms = 0;
@@ -257,7 +284,9 @@ async function main(): Promise<void> {
         return out.join('');
       });
       const found = [...verdicts].filter((v) => v === 'X').length;
-      console.log(`real defect (not an alarm; X = CORRUPT): ${FOUND.name} ${verdicts}: found in ${found}/${foundSeeds} probes`);
+      console.log(
+        `real defect (not an alarm; X = CORRUPT): ${FOUND.name} ${verdicts}: found in ${found}/${foundSeeds} probes`,
+      );
     }
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     console.log(

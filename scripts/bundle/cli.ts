@@ -34,10 +34,13 @@ export async function bundleCli(repoRoot: string): Promise<void> {
     plugins: [
       moduleUrls({
         repoRoot,
-        urlOf: (installed) => `new URL(${JSON.stringify(relative(outdir, join(repoRoot, installed)))}, import.meta.url).href`,
+        urlOf: (installed) =>
+          `new URL(${JSON.stringify(relative(outdir, join(repoRoot, installed)))}, import.meta.url).href`,
       }),
     ],
   });
   if (result.warnings.length)
-    throw new Error(`esbuild warnings:\n${result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`).join('\n')}`);
+    throw new Error(
+      `esbuild warnings:\n${result.warnings.map((w) => `${w.location?.file ?? ''}:${w.location?.line ?? ''} ${w.text}`).join('\n')}`,
+    );
 }

@@ -13,29 +13,15 @@
  * without the prompt cache fails here, as does a cell without a verdict for any other reason.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { repoRoot } from '../helpers/cli.js';
+import { ensureLlamaServer } from '../helpers/llama-server-binary.js';
 import { assertCorruptionVerified, metWrongOutput, runPlanForAnswer } from '../helpers/matrix-answer.js';
-
-const binary = join(repoRoot, '.tmp/llama-server/build/bin/llama-server');
 
 test(
   'llama-server built from the bundled source, as a matrix target: a verified interaction with its remedies, or clean with full pairwise coverage',
   { timeout: 2_400_000 },
   async (t) => {
-    if (!existsSync(binary)) {
-      const started = Date.now();
-      const built = spawnSync('sh', [join(repoRoot, 'scripts/llama-server/build.sh')], {
-        cwd: repoRoot,
-        encoding: 'utf8',
-        timeout: 1_500_000,
-      });
-      t.diagnostic(`${built.stdout.trim()} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-      assert.equal(built.status, 0, `scripts/llama-server/build.sh failed:\n${built.stderr.slice(-3000)}`);
-    }
+    ensureLlamaServer((line) => t.diagnostic(line));
     const { report, code } = await runPlanForAnswer(t, 'examples/llama-cpp/llama-server.yaml', 880_000);
     for (const c of report.cells.filter(metWrongOutput))
       assert.notEqual(
