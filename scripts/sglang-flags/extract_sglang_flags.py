@@ -82,9 +82,10 @@ def literal(node: ast.AST, env: dict[str, Any]) -> Any:
     return UNKNOWN
 
 
-def module_constants(tree: ast.Module) -> dict[str, Any]:
+def assigned_constants(body: list[ast.stmt]) -> dict[str, Any]:
+    """`NAME = literal` assignments of a module or class body; later ones may name earlier ones (`ALL = (A, B)`)."""
     env: dict[str, Any] = {}
-    for stmt in tree.body:
+    for stmt in body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             v = literal(stmt.value, env)
             if v is not UNKNOWN:
@@ -92,15 +93,12 @@ def module_constants(tree: ast.Module) -> dict[str, Any]:
     return env
 
 
+def module_constants(tree: ast.Module) -> dict[str, Any]:
+    return assigned_constants(tree.body)
+
+
 def class_constants(cls: ast.ClassDef) -> dict[str, Any]:
-    """`NAME = literal` assignments of a class body, later ones may name earlier ones (`ALL = (A, B)`)."""
-    own: dict[str, Any] = {}
-    for stmt in cls.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            v = literal(stmt.value, own)
-            if v is not UNKNOWN:
-                own[stmt.targets[0].id] = v
-    return own
+    return assigned_constants(cls.body)
 
 
 def imported_class_constants(tree: ast.Module, git_dir: str, commit: str) -> tuple[dict[str, Any], dict[str, str]]:
