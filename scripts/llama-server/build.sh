@@ -13,12 +13,17 @@ info="$root/node_modules/node-llama-cpp/llama/llama.cpp.info.json"
 work="$root/.tmp/llama-server"
 jobs=${JOBS:-$(nproc)}
 [ -f "$bundle" ] || { echo "llama-server build: $bundle is missing (run npm ci; node-llama-cpp is an optional dependency)" >&2; exit 2; }
-for tool in git cmake ninja g++; do
-  command -v "$tool" >/dev/null || { echo "llama-server build: $tool is not installed (apt-get install cmake ninja-build g++ git)" >&2; exit 2; }
+for tool in git cmake ninja g++ flock; do
+  command -v "$tool" >/dev/null || { echo "llama-server build: $tool is not installed (apt-get install cmake ninja-build g++ git util-linux)" >&2; exit 2; }
 done
 tag=$(sed -n 's/.*"tag": *"\([^"]*\)".*/\1/p' "$info")
 now() { date +%s; }
 phase() { echo "llama-server build: $1 $(( $(now) - $2 )) s (load $(cut -d' ' -f1-3 /proc/loadavg))"; }
+# One build at a time: two slow tests that need the binary start this script together, and a second
+# clone or configure into the same tree breaks the first. The later one waits, then finds it built.
+mkdir -p "$root/.tmp"
+exec 9>"$root/.tmp/llama-server.lock"
+flock 9
 t0=$(now)
 if [ ! -d "$work/src/.git" ]; then
   rm -rf "$work/src"
